@@ -1,0 +1,141 @@
+#include "stress/cli.h"
+
+#include <algorithm>
+#include <random>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+namespace rwstress {
+
+namespace {
+
+constexpr const char* kExamples = R"(
+Examples:
+  rwstress --readers 4 --writers 2 --sched        every rwlock, 4 readers + 2 writers,
+                                                  sched_yield() after each pass
+  rwstress --lock xadd,generic-spin --duration 500ms
+  rwstress --lock busted-noop --readers 2 --writers 2 --duration 2   (must FAIL)
+  rwstress --cpus 0-3,8 --placement scatter --cs-read 200 --json run.json
+  rwstress list                                   every implementation, with its
+                                                  family, fairness and origin
+
+Exit codes: 0 PASS, 1 FAIL (invariant violated), 2 bad usage, 3 HANG,
+5 STARVED. With several locks, the worst verdict decides.
+)";
+
+CliOutcome usage_error(const std::string& message) {
+  CliOutcome out;
+  out.action = CliAction::kExit;
+  out.exit_code = 2;
+  out.output = "rwstress: error: " + message + " (see rwstress --help)";
+  return out;
+}
+
+// CLI11 messages can span lines; a usage error is one line.
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+CliOutcome parse_cli(const std::vector<std::string>& args) {
+  CLI::App app{"rwstress: torture and measure reader-writer semaphores, semaphores, mutexes "
+               "and spinlocks",
+               "rwstress"};
+  app.footer(kExamples);
+  app.set_version_flag("--version", std::string("rwstress ") + kVersion);
+
+  RunConfig cfg;
+  std::string duration = "4s", watchdog = "10s", cpus, placement = "compact", seed;
+  app.add_option("--lock", cfg.lock_spec,
+                 "NAME[,NAME...]: implementations, a family (rwlock), 'all' or 'busted'")
+      ->default_val("rwlock");
+  app.add_option("--readers", cfg.readers, "reader threads")
+      ->check(CLI::Range(0, kMaxThreads))
+      ->default_val(4);
+  app.add_option("--writers", cfg.writers, "writer threads")
+      ->check(CLI::Range(0, kMaxThreads))
+      ->default_val(2);
+  app.add_flag("--sched", cfg.sched, "sched_yield() after each pass through the loop");
+  app.add_option("--duration", duration, "per lock: 2, 2s, 500ms")->default_val("4s");
+  app.add_option("--cpus", cpus, "a count (4) or a list (0-3,8); default: all allowed");
+  app.add_option("--placement", placement, "compact | scatter")->default_val("compact");
+  app.add_option("--cs-read", cfg.cs_read_loops, "work inside a read hold, in loop turns")
+      ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
+  app.add_option("--cs-write", cfg.cs_write_loops, "work inside a write hold, in loop turns")
+      ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
+  app.add_option("--delay", cfg.delay_loops, "work between acquisitions, in loop turns")
+      ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
+  app.add_option("--seed", seed, "run seed (decimal or 0x hex); default: random, printed");
+  app.add_option("--json", cfg.json_path, "also write the results as JSON (schema 1) to PATH");
+  app.add_option("--watchdog", watchdog, "HANG after this long without progress")
+      ->default_val("10s");
+  app.add_flag("--fail-fast", cfg.fail_fast, "stop at the first violation");
+  app.add_flag("--verbose,-v", cfg.verbose, "per-thread results under each row");
+  CLI::App* list = app.add_subcommand("list", "list every lock implementation");
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::Success& e) {
+    CliOutcome out;
+    out.action = CliAction::kExit;
+    out.exit_code = 0;
+    out.output = e.get_name() == "CallForVersion" ? e.what() : app.help();
+    return out;
+  } catch (const CLI::ParseError& e) {
+    return usage_error(one_line(e.what()));
+  }
+
+  if (list->parsed()) {
+    CliOutcome out;
+    out.action = CliAction::kList;
+    return out;
+  }
+
+  std::string error;
+  cfg.locks = select_locks(cfg.lock_spec, &error);
+  if (cfg.locks.empty()) return usage_error(error);
+  if (cfg.readers + cfg.writers == 0) return usage_error("--readers and --writers are both 0");
+  if (cfg.readers + cfg.writers > kMaxThreads)
+    return usage_error(fmt::format("{} threads in all; at most {}", cfg.readers + cfg.writers,
+                                   kMaxThreads));
+  auto d = parse_duration(duration, &error);
+  if (!d) return usage_error("--duration: " + error);
+  cfg.duration = *d;
+  auto w = parse_duration(watchdog, &error);
+  if (!w) return usage_error("--watchdog: " + error);
+  cfg.watchdog = *w;
+  if (!cpus.empty()) {
+    auto spec = parse_cpu_spec(cpus, &error);
+    if (!spec) return usage_error(error);
+    cfg.cpus = *spec;
+  }
+  if (placement == "compact")
+    cfg.placement = Placement::kCompact;
+  else if (placement == "scatter")
+    cfg.placement = Placement::kScatter;
+  else
+    return usage_error("--placement '" + placement + "': use compact or scatter");
+  if (seed.empty()) {
+    cfg.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  } else {
+    try {
+      size_t used = 0;
+      cfg.seed = std::stoull(seed, &used, 0);
+      if (used != seed.size()) throw std::invalid_argument(seed);
+    } catch (const std::exception&) {
+      return usage_error("--seed '" + seed + "' is not a number");
+    }
+  }
+
+  CliOutcome out;
+  out.action = CliAction::kRun;
+  out.config = std::move(cfg);
+  return out;
+}
+
+}  // namespace rwstress

@@ -1,0 +1,30 @@
+// Command-line parsing: argv -> one typed RunConfig, or one clear line and
+// exit code 2.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stress/run_config.h"
+
+namespace rwstress {
+
+inline constexpr const char* kVersion = "0.1.0";
+
+enum class CliAction {
+  kRun,   // the main torture + benchmark run
+  kList,  // rwstress list
+  kExit,  // --help, --version, or a usage error: print `output`, exit `exit_code`
+};
+
+struct CliOutcome {
+  CliAction action = CliAction::kExit;
+  RunConfig config;
+  int exit_code = 0;
+  std::string output;  // for kExit: help/version text, or "rwstress: error: ..." (one line)
+};
+
+// args excludes argv[0].
+CliOutcome parse_cli(const std::vector<std::string>& args);
+
+}  // namespace rwstress

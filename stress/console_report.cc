@@ -1,0 +1,91 @@
+#include <fmt/format.h>
+
+#include "stress/cli.h"
+#include "stress/registry.h"
+#include "stress/report.h"
+
+namespace rwstress {
+
+namespace {
+
+std::string shape(const RunResult& r) { return fmt::format("{}R+{}W", r.readers, r.writers); }
+
+std::string count_or_na(std::uint64_t n, int threads) {
+  return threads == 0 ? "n/a" : std::to_string(n);
+}
+
+std::string human_rate(double per_s) {
+  if (per_s >= 1e9) return fmt::format("{:.2f}G", per_s / 1e9);
+  if (per_s >= 1e6) return fmt::format("{:.2f}M", per_s / 1e6);
+  if (per_s >= 1e3) return fmt::format("{:.1f}k", per_s / 1e3);
+  return fmt::format("{:.0f}", per_s);
+}
+
+std::string jain(double j) { return j < 0 ? "-" : fmt::format("{:.2f}", j); }
+
+constexpr const char* kRowFormat = "{:<18} {:<7} {:<5} {:>11} {:>11} {:>9} {:>11} {:>11} {:>10} {}";
+
+}  // namespace
+
+std::string console_header() {
+  return fmt::format(fmt::runtime(kRowFormat), "IMPLEMENTATION", "TEST", "SCHED", "READERS",
+                     "WRITERS", "OPS/S", "MIN/THREAD", "MAX/THREAD", "JAIN R/W", "VERDICT");
+}
+
+std::string console_row(const RunResult& r) {
+  return fmt::format(fmt::runtime(kRowFormat), r.lock, shape(r), r.sched ? "yes" : "no",
+                     count_or_na(r.reads, r.readers), count_or_na(r.writes, r.writers),
+                     human_rate(r.ops_per_s()), r.min_thread_ops, r.max_thread_ops,
+                     jain(r.jain_readers) + "/" + jain(r.jain_writers), verdict_name(r.verdict));
+}
+
+std::vector<std::string> console_details(const RunResult& r, bool verbose) {
+  std::vector<std::string> lines;
+  if (!r.error.empty()) lines.push_back("  ! could not run: " + r.error);
+  if (r.violation_count > 0) {
+    std::string kinds;
+    for (int k = 0; k < kViolationKindCount; ++k)
+      if (r.violations_by_kind[k])
+        kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", r.violations_by_kind[k],
+                             violation_kind_name(ViolationKind(k)));
+    lines.push_back(fmt::format("  ! {} violation{}: {}", r.violation_count,
+                                r.violation_count == 1 ? "" : "s", kinds));
+    for (const auto& v : r.first_violations)
+      lines.push_back(fmt::format("  !   [{}] {}: {}", violation_kind_name(v.kind),
+                                  v.thread < 0 ? std::string("probe") : fmt::format("thread {}", v.thread),
+                                  v.detail));
+  }
+  if (!r.hang_report.empty()) {
+    lines.push_back("  ! no progress within the watchdog time; thread states:");
+    for (const auto& h : r.hang_report) lines.push_back("  !   " + h);
+  }
+  for (const auto& s : r.starved) lines.push_back("  ~ starved " + s);
+  for (const auto& n : r.notes) lines.push_back("  - " + n);
+  if (verbose) {
+    for (size_t i = 0; i < r.threads.size(); ++i) {
+      const ThreadResult& t = r.threads[i];
+      lines.push_back(fmt::format(
+          "    thread {:>3} {:<6} cpu {:>3}: {:>11} ops, trylock {}/{} failed, {} downgrades, "
+          "{} shared entries, max {} readers seen",
+          i, role_name(t.role), t.cpu, t.ops, t.trylock_failures, t.trylock_attempts,
+          t.downgrades, t.reader_overlaps, t.max_readers_seen));
+    }
+  }
+  return lines;
+}
+
+std::string console_final_line(const Report& report) {
+  return fmt::format("{} -> {}", report.config.describe(report.plan),
+                     verdict_name(report.overall()));
+}
+
+std::string console_lock_list() {
+  std::string out = fmt::format("{:<18} {:<9} {:<12} {:<38} {}\n", "NAME", "FAMILY", "FAIRNESS",
+                                "CAPABILITIES", "ORIGIN");
+  for (const auto& e : lock_registry())
+    out += fmt::format("{:<18} {:<9} {:<12} {:<38} {}\n", e.meta.name, family_name(e.meta.family),
+                       fairness_name(e.meta.fairness), e.meta.caps.describe(), e.meta.origin);
+  return out;
+}
+
+}  // namespace rwstress

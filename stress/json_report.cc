@@ -1,0 +1,109 @@
+#include <cstdio>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "stress/cli.h"
+#include "stress/report.h"
+
+namespace rwstress {
+
+namespace {
+
+nlohmann::json run_json(const RunResult& r) {
+  nlohmann::json threads = nlohmann::json::array();
+  for (const auto& t : r.threads)
+    threads.push_back({{"role", role_name(t.role)},
+                       {"cpu", t.cpu},
+                       {"ops", t.ops},
+                       {"trylock_attempts", t.trylock_attempts},
+                       {"trylock_failures", t.trylock_failures},
+                       {"downgrades", t.downgrades},
+                       {"reader_overlaps", t.reader_overlaps},
+                       {"max_readers_seen", t.max_readers_seen}});
+  nlohmann::json by_kind = nlohmann::json::object();
+  for (int k = 0; k < kViolationKindCount; ++k)
+    if (r.violations_by_kind[k]) by_kind[violation_kind_name(ViolationKind(k))] = r.violations_by_kind[k];
+  nlohmann::json first = nlohmann::json::array();
+  for (const auto& v : r.first_violations)
+    first.push_back({{"kind", violation_kind_name(v.kind)},
+                     {"thread", v.thread},
+                     {"detail", v.detail}});
+  auto jain = [](double j) { return j < 0 ? nlohmann::json(nullptr) : nlohmann::json(j); };
+  return {{"lock", r.lock},
+          {"family", family_name(r.family)},
+          {"fairness", fairness_name(r.fairness)},
+          {"readers", r.readers},
+          {"writers", r.writers},
+          {"sched", r.sched},
+          {"cpus", r.cpus},
+          {"duration_s", r.duration_s},
+          {"reads", r.reads},
+          {"writes", r.writes},
+          {"ops_per_s", r.ops_per_s()},
+          {"min_thread_ops", r.min_thread_ops},
+          {"max_thread_ops", r.max_thread_ops},
+          {"jain_readers", jain(r.jain_readers)},
+          {"jain_writers", jain(r.jain_writers)},
+          {"max_readers_seen", r.max_readers_seen},
+          {"per_thread", threads},
+          {"violations", {{"count", r.violation_count}, {"by_kind", by_kind}, {"first", first}}},
+          {"starved", r.starved},
+          {"notes", r.notes},
+          {"hang_report", r.hang_report},
+          {"error", r.error},
+          {"verdict", verdict_name(r.verdict)}};
+}
+
+}  // namespace
+
+std::string json_report_text(const Report& report) {
+  const RunConfig& c = report.config;
+  nlohmann::json config = {
+      {"lock", c.lock_spec},
+      {"readers", c.readers},
+      {"writers", c.writers},
+      {"sched", c.sched},
+      {"duration_s", std::chrono::duration<double>(c.duration).count()},
+      {"cpus", c.cpus.describe()},
+      {"placement", placement_name(c.placement)},
+      {"cs_read", c.cs_read_loops},
+      {"cs_write", c.cs_write_loops},
+      {"delay", c.delay_loops},
+      {"watchdog_s", std::chrono::duration<double>(c.watchdog).count()},
+      {"fail_fast", c.fail_fast},
+      {"command", c.describe(report.plan)}};
+  nlohmann::json host = {{"cpus", report.host_cpus},
+                         {"topology", report.host_summary},
+                         {"placement_plan",
+                          {{"cpu_of_thread", report.plan.cpu_of_thread},
+                           {"cpus", report.plan.cpus},
+                           {"oversubscribed", report.plan.oversubscribed},
+                           {"description", report.plan.describe()}}}};
+  nlohmann::json runs = nlohmann::json::array();
+  for (const auto& r : report.runs) runs.push_back(run_json(r));
+  nlohmann::json doc = {{"rwstress_version", kVersion},
+                        {"schema", kJsonSchemaVersion},
+                        {"seed", c.seed},
+                        {"seed_hex", fmt::format("{:#x}", c.seed)},
+                        {"config", config},
+                        {"host", host},
+                        {"runs", runs},
+                        {"verdict", verdict_name(report.overall())}};
+  return doc.dump(2) + "\n";
+}
+
+std::string write_json_report(const Report& report, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) return "cannot write '" + tmp + "'";
+    out << json_report_text(report);
+    if (!out.flush()) return "cannot write '" + tmp + "'";
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return "cannot rename '" + tmp + "' to '" + path + "'";
+  return "";
+}
+
+}  // namespace rwstress

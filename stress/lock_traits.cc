@@ -1,0 +1,47 @@
+#include "stress/lock_traits.h"
+
+namespace rwstress {
+
+const char* family_name(Family f) {
+  switch (f) {
+    case Family::kRwlock: return "rwlock";
+    case Family::kSemaphore: return "semaphore";
+    case Family::kMutex: return "mutex";
+  }
+  return "?";
+}
+
+const char* fairness_name(Fairness f) {
+  switch (f) {
+    case Fairness::kReaderPref: return "reader-pref";
+    case Fairness::kWriterPref: return "writer-pref";
+    case Fairness::kTaskFair: return "task-fair";
+    case Fairness::kPhaseFair: return "phase-fair";
+    case Fairness::kUnfair: return "unfair";
+  }
+  return "?";
+}
+
+bool promises_progress(Fairness f, bool writer_role) {
+  switch (f) {
+    case Fairness::kTaskFair:
+    case Fairness::kPhaseFair: return true;
+    case Fairness::kReaderPref: return !writer_role;
+    case Fairness::kWriterPref: return writer_role;
+    case Fairness::kUnfair: return false;
+  }
+  return false;
+}
+
+std::string Capabilities::describe() const {
+  std::string s;
+  auto add = [&](bool has, const char* what) {
+    if (has) s += (s.empty() ? "" : ",") + std::string(what);
+  };
+  add(read_trylock, "read-trylock");
+  add(write_trylock, "write-trylock");
+  add(downgrade, "downgrade");
+  return s.empty() ? "-" : s;
+}
+
+}  // namespace rwstress

@@ -1,0 +1,62 @@
+// The whole invocation's typed configuration, parsed once by the CLI.
+// Nothing downstream compares option strings.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "platform/topology.h"
+#include "stress/registry.h"
+
+namespace rwstress {
+
+inline constexpr int kMaxThreads = 4096;
+
+// --cpus: a count ("4": the first four CPUs of the placement order) or a list
+// ("0-3,8"). Neither: every CPU the process may use.
+struct CpuSpec {
+  int count = 0;
+  std::vector<int> list;
+
+  bool all() const { return count == 0 && list.empty(); }
+  std::string describe() const;
+};
+
+struct RunConfig {
+  std::string lock_spec = "rwlock";
+  std::vector<const LockEntry*> locks;
+  int readers = 4;
+  int writers = 2;
+  bool sched = false;
+  std::chrono::nanoseconds duration = std::chrono::seconds(4);
+  CpuSpec cpus;
+  Placement placement = Placement::kCompact;
+  std::uint64_t cs_read_loops = 0;
+  std::uint64_t cs_write_loops = 0;
+  std::uint64_t delay_loops = 0;
+  std::uint64_t seed = 0;
+  std::chrono::nanoseconds watchdog = std::chrono::seconds(10);
+  bool fail_fast = false;
+  bool verbose = false;
+  std::string json_path;
+
+  // The command line that replays this run: every effective option, the CPUs
+  // actually used, and the seed.
+  std::string describe(const PlacementPlan& plan) const;
+};
+
+// "2" (seconds), "2s", "1.5s", "500ms", "250us", "3m". Positive, at most a
+// day. Returns nullopt and sets *error on anything else.
+std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text,
+                                                       std::string* error);
+
+// "4" is a count; "0-3,8", "5," and "2-2" are lists. Returns nullopt and
+// sets *error on anything else.
+std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* error);
+
+std::string format_duration(std::chrono::nanoseconds d);  // "4s", "500ms"
+
+}  // namespace rwstress

@@ -1,0 +1,206 @@
+#include "stress/run_driver.h"
+
+#include <sched.h>
+
+#include <chrono>
+#include <condition_variable>
+
+#include <fmt/format.h>
+
+#include "platform/cpu_relax.h"
+
+namespace rwstress {
+
+using Clock = std::chrono::steady_clock;
+
+const char* phase_name(Phase p) {
+  switch (p) {
+    case Phase::kStarting: return "starting";
+    case Phase::kOutside: return "outside the lock";
+    case Phase::kDownRead: return "down_read";
+    case Phase::kReadTrylock: return "down_read_trylock";
+    case Phase::kHoldRead: return "holding read";
+    case Phase::kUpRead: return "up_read";
+    case Phase::kDownWrite: return "down_write";
+    case Phase::kWriteTrylock: return "down_write_trylock";
+    case Phase::kHoldWrite: return "holding write";
+    case Phase::kDowngrade: return "downgrade_write";
+    case Phase::kUpWrite: return "up_write";
+    case Phase::kDone: return "done";
+  }
+  return "?";
+}
+
+RunShared::RunShared(const Scenario& s)
+    : scenario(s),
+      slots(new WorkerSlot[size_t(s.threads())]),
+      violations(s.fail_fast ? &stop : nullptr) {}
+
+std::uint64_t thread_seed(std::uint64_t run_seed, int index) {
+  std::uint64_t z = run_seed + 0x9e3779b97f4a7c15ULL * std::uint64_t(index + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+bool worker_start(RunShared& shared, int index) {
+  const Scenario& sc = shared.scenario;
+  WorkerSlot& slot = shared.slots[index];
+  slot.result.role = index < sc.readers ? Role::kReader : Role::kWriter;
+  slot.result.cpu = sc.plan.cpu_of_thread[size_t(index)];
+  if (sc.topology) {
+    std::string err = sc.topology->bind_current_thread(slot.result.cpu);
+    if (!err.empty()) {
+      std::lock_guard guard(shared.error_mutex);
+      if (shared.bind_error.empty()) shared.bind_error = fmt::format("thread {}: {}", index, err);
+      shared.stop.store(true);
+    }
+  }
+  shared.ready.fetch_add(1);
+  while (!shared.go.load(std::memory_order_acquire)) {
+    if (shared.stop.load(std::memory_order_relaxed)) break;
+    sched_yield();
+  }
+  return !shared.stop.load(std::memory_order_relaxed);
+}
+
+namespace {
+
+struct ThreadWatch {
+  std::uint64_t ops = 0;
+  Phase phase = Phase::kStarting;
+  Clock::time_point since;
+};
+
+std::vector<std::string> hang_report(RunShared& s, const std::vector<ThreadWatch>& watch,
+                                     Clock::time_point now) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < s.scenario.threads(); ++i) {
+    const WorkerSlot& slot = s.slots[i];
+    double secs = std::chrono::duration<double>(now - watch[size_t(i)].since).count();
+    lines.push_back(fmt::format("thread {} ({}, cpu {}): {} for {:.2f}s, {} ops done", i,
+                                role_name(slot.result.role), slot.result.cpu,
+                                phase_name(slot.phase.load()), secs, slot.ops.load()));
+  }
+  return lines;
+}
+
+}  // namespace
+
+void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread>& workers,
+               RunResult& result) {
+  RunShared& s = *shared;
+  const Scenario& sc = s.scenario;
+  const int n = sc.threads();
+
+  while (s.ready.load() < n) std::this_thread::sleep_for(std::chrono::microseconds(200));
+
+  const auto tick = std::clamp<std::chrono::nanoseconds>(sc.watchdog / 20,
+                                                         std::chrono::milliseconds(5),
+                                                         std::chrono::milliseconds(100));
+  Clock::time_point start = Clock::now();
+  std::vector<ThreadWatch> watch(size_t(n), ThreadWatch{0, Phase::kStarting, start});
+  s.go.store(true, std::memory_order_release);
+
+  Clock::time_point last_progress = start;
+  std::uint64_t last_total = 0;
+  bool hung = false;
+  auto sample = [&](Clock::time_point now) {
+    std::uint64_t total = 0;
+    for (int i = 0; i < n; ++i) {
+      std::uint64_t ops = s.slots[i].ops.load(std::memory_order_relaxed);
+      Phase phase = s.slots[i].phase.load(std::memory_order_relaxed);
+      ThreadWatch& w = watch[size_t(i)];
+      if (ops != w.ops || phase != w.phase) w = ThreadWatch{ops, phase, now};
+      total += ops;
+    }
+    if (total != last_total) {
+      last_total = total;
+      last_progress = now;
+    }
+    return now - last_progress >= sc.watchdog;
+  };
+
+  const Clock::time_point end = start + sc.duration;
+  while (!s.stop.load()) {
+    Clock::time_point now = Clock::now();
+    if (now >= end) break;
+    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(tick, end - now));
+    if (sample(Clock::now())) {
+      hung = true;
+      break;
+    }
+  }
+  Clock::time_point stopped = Clock::now();
+  s.stop.store(true);
+
+  // Every worker must notice the stop flag within the watchdog time; one that
+  // does not is stuck inside the lock.
+  Clock::time_point join_deadline = stopped + sc.watchdog;
+  auto all_done = [&] {
+    for (int i = 0; i < n; ++i)
+      if (s.slots[i].phase.load() != Phase::kDone) return false;
+    return true;
+  };
+  while (!hung && !all_done()) {
+    Clock::time_point now = Clock::now();
+    if (now >= join_deadline) {
+      hung = true;
+      break;
+    }
+    sample(now);
+    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(tick, join_deadline - now));
+  }
+
+  if (hung) {
+    Clock::time_point now = Clock::now();
+    sample(now);
+    result.hang_report = hang_report(s, watch, now);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (s.slots[i].phase.load() == Phase::kDone)
+      workers[size_t(i)].join();
+    else
+      workers[size_t(i)].detach();
+  }
+
+  result.duration_s = std::chrono::duration<double>(stopped - start).count();
+  {
+    std::lock_guard guard(s.error_mutex);
+    result.error = s.bind_error;
+  }
+  // A detached worker may still write its slot; read only what it published.
+  for (int i = 0; i < n; ++i) {
+    ThreadResult t = s.slots[i].phase.load(std::memory_order_acquire) == Phase::kDone
+                         ? s.slots[i].result
+                         : ThreadResult{s.slots[i].result.role, s.slots[i].result.cpu};
+    t.ops = s.slots[i].ops.load();
+    result.threads.push_back(t);
+  }
+  s.violations.copy_into(result);
+}
+
+bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit) {
+  struct Done {
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+  };
+  auto done = std::make_shared<Done>();
+  std::thread t([done, fn = std::move(fn)] {
+    fn();
+    std::lock_guard guard(done->m);
+    done->done = true;
+    done->cv.notify_all();
+  });
+  std::unique_lock lk(done->m);
+  if (done->cv.wait_for(lk, limit, [&] { return done->done; })) {
+    lk.unlock();
+    t.join();
+    return true;
+  }
+  t.detach();
+  return false;
+}
+
+}  // namespace rwstress

@@ -1,0 +1,92 @@
+// The worker pool's lock-independent half: pinning, the start barrier, the
+// stop flag, the progress watchdog, and the one merge after join.
+//
+// A run's shared state lives in a shared_ptr owned jointly by the driver and
+// every worker. A worker stuck inside a broken lock is detached, not joined,
+// and keeps the state (and the lock) alive, so a HANG never frees memory a
+// stuck thread still uses and the remaining runs can go on.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "stress/checkers.h"
+#include "stress/run_result.h"
+#include "stress/scenario.h"
+
+namespace rwstress {
+
+// What a worker is doing, for the HANG report.
+enum class Phase : std::uint8_t {
+  kStarting,
+  kOutside,
+  kDownRead,
+  kReadTrylock,
+  kHoldRead,
+  kUpRead,
+  kDownWrite,
+  kWriteTrylock,
+  kHoldWrite,
+  kDowngrade,
+  kUpWrite,
+  kDone,
+};
+const char* phase_name(Phase p);
+
+// One per worker thread, padded so that no two workers share a cache line.
+// `ops` and `phase` are written only by the owner and sampled by the
+// watchdog; `result` is private to the owner until join.
+struct alignas(kCacheLinePad) WorkerSlot {
+  std::atomic<std::uint64_t> ops{0};
+  std::atomic<Phase> phase{Phase::kStarting};
+  ThreadResult result;
+};
+
+struct RunShared {
+  explicit RunShared(const Scenario& s);
+
+  const Scenario scenario;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> go{false};
+  std::atomic<int> ready{0};
+  std::unique_ptr<WorkerSlot[]> slots;
+  ViolationLog violations;
+  ExclusionCheck exclusion;
+  ProtectedRecord record;
+
+  std::mutex error_mutex;
+  std::string bind_error;
+};
+
+// Derives worker `index`'s private random stream from the run seed
+// (splitmix64 of seed and index), so a run is replayable from its seed.
+std::uint64_t thread_seed(std::uint64_t run_seed, int index);
+
+// Worker side: pin, report ready, wait for the start flag. Returns false if
+// the run was called off before it started.
+bool worker_start(RunShared& shared, int index);
+
+// Empty-loop work: about one cycle per turn, no memory traffic.
+inline void spin_work(std::uint64_t loops) {
+  for (std::uint64_t i = 0; i < loops; ++i) asm volatile("");
+}
+
+// Driver side: releases the workers, watches progress until the duration
+// ends, a violation stops a --fail-fast run, or nothing moves for the
+// watchdog time; then stops, joins (or detaches the stuck), and fills
+// `result` with per-thread results, violations and any HANG report.
+void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread>& workers,
+               RunResult& result);
+
+// Runs `fn` on its own thread and waits up to `limit`. Returns false (and
+// leaves the thread detached) if it did not finish in time.
+bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit);
+
+}  // namespace rwstress

@@ -1,0 +1,43 @@
+#include "stress/run_result.h"
+
+namespace rwstress {
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kPass: return "PASS";
+    case Verdict::kStarved: return "STARVED";
+    case Verdict::kFail: return "FAIL";
+    case Verdict::kHang: return "HANG";
+    case Verdict::kCrash: return "CRASH";
+  }
+  return "?";
+}
+
+int exit_code_of(Verdict v) {
+  switch (v) {
+    case Verdict::kPass: return 0;
+    case Verdict::kFail: return 1;
+    case Verdict::kHang: return 3;
+    case Verdict::kCrash: return 4;
+    case Verdict::kStarved: return 5;
+  }
+  return 1;
+}
+
+Verdict worse(Verdict a, Verdict b) { return int(a) >= int(b) ? a : b; }
+
+const char* role_name(Role r) { return r == Role::kReader ? "reader" : "writer"; }
+
+const char* violation_kind_name(ViolationKind k) {
+  switch (k) {
+    case ViolationKind::kWriterExclusion: return "writer-exclusion";
+    case ViolationKind::kReaderExclusion: return "reader-exclusion";
+    case ViolationKind::kTornRecord: return "torn-record";
+    case ViolationKind::kTrylockTruth: return "trylock-truth";
+    case ViolationKind::kDowngrade: return "downgrade";
+    case ViolationKind::kFinalState: return "final-state";
+  }
+  return "?";
+}
+
+}  // namespace rwstress

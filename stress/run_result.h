@@ -1,0 +1,82 @@
+// What one run produced: a plain struct that the reporters only format.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stress/lock_traits.h"
+
+namespace rwstress {
+
+enum class Verdict { kPass, kStarved, kFail, kHang, kCrash };
+
+const char* verdict_name(Verdict v);
+int exit_code_of(Verdict v);
+Verdict worse(Verdict a, Verdict b);  // the one with the higher severity
+
+enum class Role { kReader, kWriter };
+const char* role_name(Role r);
+
+enum class ViolationKind {
+  kWriterExclusion,  // a writer inside together with another writer or readers
+  kReaderExclusion,  // a reader inside together with a writer
+  kTornRecord,       // the protected record was seen half-written
+  kTrylockTruth,     // a trylock lied, or a failed one changed the lock
+  kDowngrade,        // after downgrade_write a writer got in, or readers could not
+  kFinalState,       // the lock was not free after every thread left
+};
+inline constexpr int kViolationKindCount = 6;
+const char* violation_kind_name(ViolationKind k);
+
+struct Violation {
+  ViolationKind kind;
+  int thread;  // worker index, or -1 for the semantics probe / final check
+  std::string detail;
+};
+
+struct ThreadResult {
+  Role role = Role::kReader;
+  int cpu = -1;
+  std::uint64_t ops = 0;
+  std::uint64_t trylock_attempts = 0;
+  std::uint64_t trylock_failures = 0;
+  std::uint64_t downgrades = 0;
+  std::uint64_t reader_overlaps = 0;  // read acquisitions that found another reader inside
+  int max_readers_seen = 0;           // most readers inside at once, as seen on entry
+};
+
+struct RunResult {
+  std::string lock;
+  Family family = Family::kRwlock;
+  Fairness fairness = Fairness::kTaskFair;
+  int readers = 0;
+  int writers = 0;
+  bool sched = false;
+  std::vector<int> cpus;
+  double duration_s = 0;  // measured, start flag to stop flag
+  std::vector<ThreadResult> threads;
+
+  std::uint64_t reads = 0;
+  std::uint64_t writes = 0;
+  std::uint64_t min_thread_ops = 0;
+  std::uint64_t max_thread_ops = 0;
+  double jain_readers = -1;  // -1: not applicable (no threads of that role)
+  double jain_writers = -1;
+  int max_readers_seen = 0;
+
+  std::uint64_t violation_count = 0;
+  std::uint64_t violations_by_kind[kViolationKindCount] = {};
+  std::vector<Violation> first_violations;  // the first few of each kind, in the order seen
+
+  std::vector<std::string> starved;  // "thread 4 (writer): 12 ops, 0.001% of the mean"
+  std::vector<std::string> notes;
+  std::vector<std::string> hang_report;  // one line per thread when HANG
+  std::string error;                     // a run that could not start (binding failed)
+
+  Verdict verdict = Verdict::kPass;
+
+  double ops_per_s() const { return duration_s > 0 ? double(reads + writes) / duration_s : 0; }
+};
+
+}  // namespace rwstress

@@ -1,0 +1,76 @@
+#include "stress/stats.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace rwstress {
+
+double jain_index(const std::vector<std::uint64_t>& values) {
+  if (values.empty()) return -1;
+  double sum = 0, sum_sq = 0;
+  for (std::uint64_t v : values) {
+    sum += double(v);
+    sum_sq += double(v) * double(v);
+  }
+  if (sum_sq == 0) return 1;
+  return sum * sum / (double(values.size()) * sum_sq);
+}
+
+std::vector<StarvedThread> find_starved_threads(const std::vector<ThreadResult>& threads) {
+  std::vector<StarvedThread> starved;
+  std::uint64_t total = 0;
+  for (const auto& t : threads) total += t.ops;
+  if (threads.empty() || total < kStarvationMinOps) return starved;
+  double mean = double(total) / double(threads.size());
+  for (size_t i = 0; i < threads.size(); ++i)
+    if (double(threads[i].ops) * kStarvedShare < mean)
+      starved.push_back({int(i), threads[i].role, threads[i].ops, double(threads[i].ops) / mean});
+  return starved;
+}
+
+void summarize_run(RunResult& r) {
+  std::vector<std::uint64_t> reader_ops, writer_ops;
+  r.reads = r.writes = 0;
+  r.min_thread_ops = r.threads.empty() ? 0 : UINT64_MAX;
+  r.max_thread_ops = 0;
+  r.max_readers_seen = 0;
+  std::uint64_t overlaps = 0;
+  for (const auto& t : r.threads) {
+    (t.role == Role::kReader ? r.reads : r.writes) += t.ops;
+    (t.role == Role::kReader ? reader_ops : writer_ops).push_back(t.ops);
+    r.min_thread_ops = std::min(r.min_thread_ops, t.ops);
+    r.max_thread_ops = std::max(r.max_thread_ops, t.ops);
+    r.max_readers_seen = std::max(r.max_readers_seen, t.max_readers_seen);
+    overlaps += t.reader_overlaps;
+  }
+  r.jain_readers = jain_index(reader_ops);
+  r.jain_writers = jain_index(writer_ops);
+
+  if (r.readers >= 2 && r.reads > 0 && overlaps == 0)
+    r.notes.push_back(
+        "readers never overlapped: the lock serialised them, or the critical section was too "
+        "short to catch two inside (try --cs-read)");
+
+  bool starved_promised = false;
+  if (r.hang_report.empty() && r.error.empty()) {
+    for (const auto& s : find_starved_threads(r.threads)) {
+      bool promised = promises_progress(r.fairness, s.role == Role::kWriter);
+      starved_promised |= promised;
+      r.starved.push_back(fmt::format("thread {} ({}): {} ops, {:.4f}% of the mean per thread{}",
+                                      s.thread, role_name(s.role), s.ops,
+                                      100.0 * s.share_of_mean,
+                                      promised ? "" : fmt::format(" (allowed: {} lock)",
+                                                                  fairness_name(r.fairness))));
+    }
+  }
+
+  Verdict v = Verdict::kPass;
+  if (starved_promised) v = worse(v, Verdict::kStarved);
+  if (r.violation_count > 0) v = worse(v, Verdict::kFail);
+  if (!r.hang_report.empty()) v = worse(v, Verdict::kHang);
+  if (!r.error.empty()) v = worse(v, Verdict::kFail);
+  r.verdict = v;
+}
+
+}  // namespace rwstress

@@ -1,0 +1,35 @@
+// Small pure statistics over per-thread results.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stress/run_result.h"
+
+namespace rwstress {
+
+// Jain's fairness index (sum x)^2 / (n * sum x^2): 1 when all equal, 1/n
+// when one thread got everything. Returns -1 for no values, 1 when all are 0.
+double jain_index(const std::vector<std::uint64_t>& values);
+
+// A thread is starved when it completed fewer than 1/kStarvedShare of the
+// mean per-thread operations of the run (counting every thread), in a run
+// long enough to judge: at least kStarvationMinOps operations in all.
+inline constexpr double kStarvedShare = 1000.0;
+inline constexpr std::uint64_t kStarvationMinOps = 10000;
+
+struct StarvedThread {
+  int thread;
+  Role role;
+  std::uint64_t ops;
+  double share_of_mean;  // ops / mean ops per thread
+};
+
+std::vector<StarvedThread> find_starved_threads(const std::vector<ThreadResult>& threads);
+
+// Fills the totals, fairness, starvation and the verdict of a run whose
+// threads, violations and hang report are already in.
+void summarize_run(RunResult& r);
+
+}  // namespace rwstress

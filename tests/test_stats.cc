@@ -1,0 +1,3 @@
+#define BOOST_TEST_MODULE test_stats
+#include <boost/test/unit_test.hpp>
+BOOST_AUTO_TEST_CASE(placeholder) { BOOST_TEST(true); }
