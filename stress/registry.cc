@@ -23,7 +23,7 @@ constexpr LockEntry rwlock(std::string_view name, Fairness fairness, std::string
 }
 
 // One line per implementation. docs/locks.md describes each.
-const LockEntry kLocks[] = {
+constexpr LockEntry kLocks[] = {
     rwlock<RwsemAa<>>("aa-rwsem", Fairness::kTaskFair,
                       "Linux 2.4.4-pre3 + Andrea Arcangeli's generic rwsem (spinlock + count + "
                       "FIFO list)"),

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ enum class Verdict { kPass, kStarved, kFail, kHang, kCrash };
 const char* verdict_name(Verdict v);
 int exit_code_of(Verdict v);
 Verdict worse(Verdict a, Verdict b);  // the one with the higher severity
+inline std::ostream& operator<<(std::ostream& os, Verdict v) { return os << verdict_name(v); }
 
 enum class Role { kReader, kWriter };
 const char* role_name(Role r);
@@ -28,6 +30,9 @@ enum class ViolationKind {
 };
 inline constexpr int kViolationKindCount = 6;
 const char* violation_kind_name(ViolationKind k);
+inline std::ostream& operator<<(std::ostream& os, ViolationKind k) {
+  return os << violation_kind_name(k);
+}
 
 struct Violation {
   ViolationKind kind;

@@ -40,18 +40,26 @@ bool eventually_in_other_thread(Fn fn) {
   return false;
 }
 
+// Only called where the lock has the trylock; the fallback keeps the probe's
+// lambdas compilable for locks without one.
 template <class Lock>
 bool try_write_and_release(Lock& lock) {
-  if (!lock.down_write_trylock()) return false;
-  lock.up_write();
-  return true;
+  if constexpr (HasWriteTrylock<Lock>) {
+    if (!lock.down_write_trylock()) return false;
+    lock.up_write();
+    return true;
+  }
+  return false;
 }
 
 template <class Lock>
 bool try_read_and_release(Lock& lock) {
-  if (!lock.down_read_trylock()) return false;
-  lock.up_read();
-  return true;
+  if constexpr (HasReadTrylock<Lock>) {
+    if (!lock.down_read_trylock()) return false;
+    lock.up_read();
+    return true;
+  }
+  return false;
 }
 
 }  // namespace probe_detail

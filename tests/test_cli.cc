@@ -1,3 +1,192 @@
+// Command-line parsing, bad input (one line, exit 2), and the binary end to
+// end as a user runs it.
 #define BOOST_TEST_MODULE test_cli
 #include <boost/test/unit_test.hpp>
-BOOST_AUTO_TEST_CASE(placeholder) { BOOST_TEST(true); }
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "stress/cli.h"
+#include "tests/test_support.h"
+
+using namespace rwstress;
+using namespace std::chrono_literals;
+
+namespace {
+
+CliOutcome parse(std::vector<std::string> args) { return parse_cli(args); }
+
+bool one_line_error(const CliOutcome& o) {
+  return o.action == CliAction::kExit && o.exit_code == 2 &&
+         o.output.rfind("rwstress: error: ", 0) == 0 &&
+         o.output.find('\n') == std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(defaults_are_the_seed_003_rw_test) {
+  CliOutcome o = parse({});
+  BOOST_REQUIRE(o.action == CliAction::kRun);
+  BOOST_TEST(o.config.readers == 4);
+  BOOST_TEST(o.config.writers == 2);
+  BOOST_TEST(!o.config.sched);
+  BOOST_TEST(o.config.locks.size() == 7u);  // every correct rwlock
+}
+
+BOOST_AUTO_TEST_CASE(options_parse_into_typed_values) {
+  CliOutcome o = parse({"--lock", "xadd,generic-spin", "--readers", "3", "--writers", "1", "--sched",
+                        "--duration", "500ms", "--cpus", "0-1", "--placement", "scatter",
+                        "--cs-read", "10", "--cs-write", "20", "--delay", "30", "--seed", "0x10",
+                        "--watchdog", "3", "--fail-fast", "--verbose"});
+  BOOST_REQUIRE(o.action == CliAction::kRun);
+  const RunConfig& c = o.config;
+  BOOST_TEST(c.locks.size() == 2u);
+  BOOST_TEST(c.readers == 3);
+  BOOST_TEST(c.sched);
+  BOOST_TEST(c.duration == 500ms);
+  BOOST_TEST(c.cpus.list == (std::vector<int>{0, 1}), boost::test_tools::per_element());
+  BOOST_TEST((c.placement == Placement::kScatter));
+  BOOST_TEST(c.cs_read_loops == 10u);
+  BOOST_TEST(c.cs_write_loops == 20u);
+  BOOST_TEST(c.delay_loops == 30u);
+  BOOST_TEST(c.seed == 16u);
+  BOOST_TEST(c.watchdog == 3s);
+  BOOST_TEST(c.fail_fast);
+  BOOST_TEST(c.verbose);
+}
+
+BOOST_AUTO_TEST_CASE(unknown_lock_lists_the_valid_names) {
+  CliOutcome o = parse({"--lock", "nosuchlock"});
+  BOOST_TEST(one_line_error(o), o.output);
+  BOOST_TEST(o.output.find("nosuchlock") != std::string::npos);
+  BOOST_TEST(o.output.find("xadd") != std::string::npos);
+  BOOST_TEST(o.output.find("aa-rwsem") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(lock_groups_select_families) {
+  BOOST_TEST(parse({"--lock", "busted"}).config.locks.size() == 1u);
+  BOOST_TEST(parse({"--lock", "all"}).config.locks.size() == 7u);
+  BOOST_TEST(parse({"--lock", "rwlock,xadd"}).config.locks.size() == 7u);  // no duplicates
+}
+
+BOOST_AUTO_TEST_CASE(bad_counts_are_usage_errors) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"--readers", "-1"},
+           {"--writers", "100000"},
+           {"--readers", "many"},
+           {"--readers", "0", "--writers", "0"},
+           {"--readers", "4000", "--writers", "4000"},
+           {"--cs-read", "-5"},
+           {"--bogus-flag"},
+           {"--placement", "diagonal"},
+           {"--seed", "0xzz"},
+       })
+    BOOST_TEST(one_line_error(parse(args)), args[0] << " -> " << parse(args).output);
+}
+
+BOOST_AUTO_TEST_CASE(durations) {
+  std::string err;
+  BOOST_TEST(parse_duration("2", &err).value() == 2s);
+  BOOST_TEST(parse_duration("2s", &err).value() == 2s);
+  BOOST_TEST(parse_duration("1.5s", &err).value() == 1500ms);
+  BOOST_TEST(parse_duration("500ms", &err).value() == 500ms);
+  BOOST_TEST(parse_duration("2500us", &err).value() == 2500us);
+  BOOST_TEST(parse_duration("1m", &err).value() == 60s);
+  for (const char* bad : {"", "abc", "2x", "-1", "0", "1.2.3", ".5", "s", "100ns", "2d", "99999999"})
+    BOOST_TEST(!parse_duration(bad, &err).has_value(), "accepted '" << bad << "'");
+  BOOST_TEST(one_line_error(parse({"--duration", "soon"})));
+  BOOST_TEST(one_line_error(parse({"--watchdog", "0"})));
+}
+
+BOOST_AUTO_TEST_CASE(cpu_specs) {
+  std::string err;
+  BOOST_TEST(parse_cpu_spec("4", &err)->count == 4);
+  BOOST_TEST(parse_cpu_spec("0-3,8", &err)->list == (std::vector<int>{0, 1, 2, 3, 8}),
+             boost::test_tools::per_element());
+  BOOST_TEST(parse_cpu_spec("5,", &err)->list == (std::vector<int>{5}),
+             boost::test_tools::per_element());
+  BOOST_TEST(parse_cpu_spec("3,1,1-2", &err)->list == (std::vector<int>{1, 2, 3}),
+             boost::test_tools::per_element());
+  BOOST_TEST(parse_cpu_spec("0-3,8", &err)->describe() == "0-3,8");
+  for (const char* bad : {"0", "-1", "3-1", "a", "0,,2", "1-", "-", ",", "99999999", "1-x"})
+    BOOST_TEST(!parse_cpu_spec(bad, &err).has_value(), "accepted '" << bad << "'");
+  BOOST_TEST(one_line_error(parse({"--cpus", "3-1"})));
+}
+
+BOOST_AUTO_TEST_CASE(help_and_version_exit_zero) {
+  CliOutcome help = parse({"--help"});
+  BOOST_TEST(help.exit_code == 0);
+  BOOST_TEST(help.output.find("Examples:") != std::string::npos);
+  CliOutcome version = parse({"--version"});
+  BOOST_TEST(version.exit_code == 0);
+  BOOST_TEST(version.output.find(kVersion) != std::string::npos);
+}
+
+// --- the binary, as a user runs it ------------------------------------------
+
+BOOST_AUTO_TEST_CASE(binary_unknown_lock_exits_2_with_one_line) {
+  test::ProcessResult r = test::run_rwstress("--lock nosuchlock");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.out.empty());
+  BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  BOOST_TEST(r.err.find("valid names") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(binary_rejects_cpus_this_machine_lacks) {
+  test::ProcessResult r = test::run_rwstress("--lock xadd --cpus 4096 --duration 100ms");
+  BOOST_TEST(r.exit_code == 2);
+  r = test::run_rwstress("--lock xadd --cpus 60000-60001 --duration 100ms");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.err.find("CPU 60000") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(binary_unwritable_json_path_fails_before_running) {
+  test::ProcessResult r =
+      test::run_rwstress("--lock xadd --duration 5s --json /nonexistent-dir/out.json");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.out.find("xadd ") == std::string::npos);  // no run happened
+}
+
+BOOST_AUTO_TEST_CASE(binary_busted_noop_exits_1_and_names_the_violation) {
+  test::ProcessResult r =
+      test::run_rwstress("--lock busted-noop --readers 2 --writers 2 --duration 300ms");
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(r.out.find("FAIL") != std::string::npos);
+  BOOST_TEST(r.out.find("exclusion") != std::string::npos);
+  BOOST_TEST(r.out.find("-> FAIL") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(binary_pass_run_writes_schema_1_json) {
+  std::string path = "/tmp/rwstress_cli_" + std::to_string(getpid()) + ".json";
+  test::ProcessResult r = test::run_rwstress(
+      "--lock xadd,pthread-rwlock --readers 2 --writers 1 --sched --duration 200ms --seed 7 "
+      "--json " + path);
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  BOOST_TEST(r.out.find("--seed 0x7 -> PASS") != std::string::npos);
+  nlohmann::json doc = nlohmann::json::parse(test::slurp(path));
+  std::remove(path.c_str());
+  for (const char* key : {"rwstress_version", "schema", "seed", "config", "host", "runs"})
+    BOOST_TEST(doc.contains(key), key);
+  BOOST_TEST(doc["schema"] == 1);
+  BOOST_TEST(doc["seed"] == 7);
+  BOOST_TEST(doc["host"].contains("placement_plan"));
+  BOOST_REQUIRE(doc["runs"].size() == 2u);
+  const auto& run = doc["runs"][0];
+  for (const char* key : {"lock", "family", "readers", "writers", "sched", "cpus", "duration_s",
+                          "reads", "writes", "per_thread", "violations", "verdict"})
+    BOOST_TEST(run.contains(key), key);
+  BOOST_TEST(run["lock"] == "xadd");
+  BOOST_TEST(run["verdict"] == "PASS");
+  BOOST_TEST(run["per_thread"].size() == 3u);
+  BOOST_TEST(run["per_thread"][0].contains("cpu"));
+  BOOST_TEST(run["reads"].get<std::uint64_t>() > 0u);
+}
+
+BOOST_AUTO_TEST_CASE(binary_list_shows_every_lock) {
+  test::ProcessResult r = test::run_rwstress("list");
+  BOOST_TEST(r.exit_code == 0);
+  for (const char* name : {"aa-rwsem", "xadd", "xadd-unfair", "generic-spin", "pthread-rwlock",
+                           "std-shared-mutex", "absl-mutex-rw", "busted-noop"})
+    BOOST_TEST(r.out.find(name) != std::string::npos, name);
+}

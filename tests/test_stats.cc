@@ -1,3 +1,99 @@
+// Statistics and verdict logic against hand-computed values.
 #define BOOST_TEST_MODULE test_stats
 #include <boost/test/unit_test.hpp>
-BOOST_AUTO_TEST_CASE(placeholder) { BOOST_TEST(true); }
+
+#include "stress/run_driver.h"
+#include "stress/stats.h"
+
+using namespace rwstress;
+namespace tt = boost::test_tools;
+
+namespace {
+
+RunResult with_threads(Fairness f, std::vector<std::pair<Role, std::uint64_t>> ops) {
+  RunResult r;
+  r.fairness = f;
+  for (auto [role, n] : ops) {
+    ThreadResult t;
+    t.role = role;
+    t.ops = n;
+    r.threads.push_back(t);
+    (role == Role::kReader ? r.readers : r.writers)++;
+  }
+  r.duration_s = 1;
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(jain_index_hand_values) {
+  BOOST_TEST(jain_index({5, 5, 5, 5}) == 1.0, tt::tolerance(1e-12));
+  BOOST_TEST(jain_index({1, 0, 0, 0}) == 0.25, tt::tolerance(1e-12));
+  BOOST_TEST(jain_index({2, 4}) == 0.9, tt::tolerance(1e-12));  // 36 / (2 * 20)
+  BOOST_TEST(jain_index({}) == -1.0);
+  BOOST_TEST(jain_index({0, 0}) == 1.0);
+}
+
+BOOST_AUTO_TEST_CASE(summary_totals_and_extremes) {
+  RunResult r = with_threads(Fairness::kTaskFair,
+                             {{Role::kReader, 100}, {Role::kReader, 300}, {Role::kWriter, 50}});
+  summarize_run(r);
+  BOOST_TEST(r.reads == 400u);
+  BOOST_TEST(r.writes == 50u);
+  BOOST_TEST(r.min_thread_ops == 50u);
+  BOOST_TEST(r.max_thread_ops == 300u);
+  BOOST_TEST(r.jain_readers == 0.8, tt::tolerance(1e-12));  // 160000 / (2 * 100000)
+  BOOST_TEST(r.jain_writers == 1.0, tt::tolerance(1e-12));
+  BOOST_TEST(r.ops_per_s() == 450.0, tt::tolerance(1e-12));
+  BOOST_TEST(r.verdict == Verdict::kPass);
+}
+
+BOOST_AUTO_TEST_CASE(starved_writer_of_a_task_fair_lock_is_STARVED) {
+  RunResult r = with_threads(Fairness::kTaskFair,
+                             {{Role::kReader, 1000000}, {Role::kReader, 1000000}, {Role::kWriter, 3}});
+  summarize_run(r);
+  BOOST_TEST(r.verdict == Verdict::kStarved);
+  BOOST_REQUIRE(r.starved.size() == 1u);
+  BOOST_TEST(r.starved[0].find("thread 2 (writer)") != std::string::npos);
+  BOOST_TEST(exit_code_of(r.verdict) == 5);
+}
+
+BOOST_AUTO_TEST_CASE(starved_writer_of_a_reader_pref_lock_is_a_note) {
+  RunResult r = with_threads(Fairness::kReaderPref,
+                             {{Role::kReader, 1000000}, {Role::kReader, 1000000}, {Role::kWriter, 3}});
+  summarize_run(r);
+  BOOST_TEST(r.verdict == Verdict::kPass);
+  BOOST_REQUIRE(r.starved.size() == 1u);
+  BOOST_TEST(r.starved[0].find("allowed: reader-pref") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(short_runs_and_fair_shares_are_not_starvation) {
+  RunResult tiny = with_threads(Fairness::kTaskFair, {{Role::kReader, 900}, {Role::kWriter, 0}});
+  summarize_run(tiny);
+  BOOST_TEST(tiny.starved.empty());
+  BOOST_TEST(find_starved_threads(with_threads(Fairness::kTaskFair,
+                                               {{Role::kReader, 50000}, {Role::kWriter, 60}})
+                                      .threads)
+                 .empty());  // 60 is above 1/1000 of the mean (25030)
+}
+
+BOOST_AUTO_TEST_CASE(verdict_severity_and_exit_codes) {
+  BOOST_TEST(worse(Verdict::kPass, Verdict::kStarved) == Verdict::kStarved);
+  BOOST_TEST(worse(Verdict::kFail, Verdict::kStarved) == Verdict::kFail);
+  BOOST_TEST(worse(Verdict::kFail, Verdict::kHang) == Verdict::kHang);
+  BOOST_TEST(exit_code_of(Verdict::kPass) == 0);
+  BOOST_TEST(exit_code_of(Verdict::kFail) == 1);
+  BOOST_TEST(exit_code_of(Verdict::kHang) == 3);
+  BOOST_TEST(exit_code_of(Verdict::kCrash) == 4);
+  RunResult hung = with_threads(Fairness::kTaskFair, {{Role::kWriter, 1}});
+  hung.violation_count = 2;
+  hung.hang_report = {"thread 0: stuck"};
+  summarize_run(hung);
+  BOOST_TEST(hung.verdict == Verdict::kHang);
+}
+
+BOOST_AUTO_TEST_CASE(thread_seeds_are_replayable_and_distinct) {
+  BOOST_TEST(thread_seed(42, 0) == thread_seed(42, 0));
+  BOOST_TEST(thread_seed(42, 0) != thread_seed(42, 1));
+  BOOST_TEST(thread_seed(42, 0) != thread_seed(43, 0));
+}

@@ -55,7 +55,8 @@ class RwsemAa {
 
   void downgrade_write() noexcept {
     SpinGuard guard(wait_lock_);
-    count_ += kReadBias - kWriteBias;
+    count_ -= kWriteBias;  // in two steps: kReadBias - kWriteBias overflows
+    count_ += kReadBias;
     if (!waiters_.empty()) wake(true);
   }
 

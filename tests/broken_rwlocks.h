@@ -1,0 +1,105 @@
+// Test-only broken rwlocks: each breaks one rule a checker guards, so the
+// checker tests can show that it fires. (The busted zoo proper lives in the
+// registry; these are the minimal cases.)
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <shared_mutex>
+
+#include "locks/rwlock/rwsem_xadd.h"
+#include "platform/futex.h"
+
+namespace rwstress::test {
+
+// Writers exclude each other; readers take nothing.
+class ReadersIgnoreWriter {
+ public:
+  void down_read() {}
+  void up_read() {}
+  void down_write() { m_.lock(); }
+  void up_write() { m_.unlock(); }
+
+ private:
+  std::mutex m_;
+};
+
+// A correct lock whose write trylock claims success without taking it.
+class LyingWriteTrylock {
+ public:
+  void down_read() { x_.down_read(); }
+  void up_read() { x_.up_read(); }
+  void down_write() { x_.down_write(); }
+  void up_write() {
+    if (!fake_) x_.up_write();
+    fake_ = false;
+  }
+  bool down_read_trylock() { return x_.down_read_trylock(); }
+  bool down_write_trylock() {
+    if (!x_.down_write_trylock()) fake_ = true;  // "success" regardless
+    return true;
+  }
+
+ private:
+  RwsemXadd<> x_;
+  static inline thread_local bool fake_ = false;
+};
+
+// downgrade_write releases the lock entirely: a writer can get in.
+class DowngradeReleases {
+ public:
+  void down_read() { m_.lock_shared(); }
+  void up_read() {
+    if (downgraded_)
+      downgraded_ = false;
+    else
+      m_.unlock_shared();
+  }
+  void down_write() { m_.lock(); }
+  void up_write() { m_.unlock(); }
+  bool down_read_trylock() { return m_.try_lock_shared(); }
+  bool down_write_trylock() { return m_.try_lock(); }
+  void downgrade_write() {
+    m_.unlock();
+    downgraded_ = true;
+  }
+
+ private:
+  std::shared_mutex m_;
+  static inline thread_local bool downgraded_ = false;
+};
+
+// A correct lock that serialises readers: never two inside.
+class SerialisingReaders {
+ public:
+  void down_read() { m_.lock(); }
+  void up_read() { m_.unlock(); }
+  void down_write() { m_.lock(); }
+  void up_write() { m_.unlock(); }
+
+ private:
+  std::mutex m_;
+};
+
+// Correct until its kDeadlockAfter-th write acquisition, which takes the
+// lock and then sleeps forever while holding it: a deadlock.
+class DeadlocksAfterSomeWrites {
+ public:
+  static constexpr int kDeadlockAfter = 200;
+
+  void down_read() { x_.down_read(); }
+  void up_read() { x_.up_read(); }
+  void down_write() {
+    x_.down_write();
+    if (writes_.fetch_add(1) + 1 == kDeadlockAfter)
+      for (;;) futex_wait(never_, 0);
+  }
+  void up_write() { x_.up_write(); }
+
+ private:
+  RwsemXadd<> x_;
+  std::atomic<int> writes_{0};
+  std::atomic<std::uint32_t> never_{0};
+};
+
+}  // namespace rwstress::test
