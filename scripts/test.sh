@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# README command 2: install what is missing, build everything, run the test
+# suite with ctest (a few minutes on 2 cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build
+ctest --test-dir build --output-on-failure
