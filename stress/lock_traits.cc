@@ -1,5 +1,10 @@
 #include "stress/lock_traits.h"
 
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace rwstress {
 
 const char* family_name(Family f) {
@@ -34,14 +39,11 @@ bool promises_progress(Fairness f, bool writer_role) {
 }
 
 std::string Capabilities::describe() const {
-  std::string s;
-  auto add = [&](bool has, const char* what) {
-    if (has) s += (s.empty() ? "" : ",") + std::string(what);
-  };
-  add(read_trylock, "read-trylock");
-  add(write_trylock, "write-trylock");
-  add(downgrade, "downgrade");
-  return s.empty() ? "-" : s;
+  std::vector<const char*> has;
+  if (read_trylock) has.push_back("read-trylock");
+  if (write_trylock) has.push_back("write-trylock");
+  if (downgrade) has.push_back("downgrade");
+  return has.empty() ? "-" : fmt::format("{}", fmt::join(has, ","));
 }
 
 }  // namespace rwstress

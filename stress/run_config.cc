@@ -6,21 +6,21 @@
 #include <cstdlib>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace rwstress {
 
 std::string CpuSpec::describe() const {
   if (count > 0) return std::to_string(count);
   if (list.empty()) return "all";
-  std::string s;
+  std::vector<std::string> ranges;
   for (size_t i = 0; i < list.size();) {
     size_t j = i;
     while (j + 1 < list.size() && list[j + 1] == list[j] + 1) ++j;
-    s += (s.empty() ? "" : ",") +
-         (j == i ? std::to_string(list[i]) : fmt::format("{}-{}", list[i], list[j]));
+    ranges.push_back(j == i ? std::to_string(list[i]) : fmt::format("{}-{}", list[i], list[j]));
     i = j + 1;
   }
-  return s;
+  return fmt::format("{}", fmt::join(ranges, ","));
 }
 
 std::string format_duration(std::chrono::nanoseconds d) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace rwstress {
 
@@ -14,10 +15,8 @@ const char* placement_name(Placement p) {
 }
 
 std::string PlacementPlan::describe() const {
-  std::string list;
-  for (int c : cpus) list += (list.empty() ? "" : ",") + std::to_string(c);
   std::string text = fmt::format("{} threads on {} CPUs ({})", cpu_of_thread.size(),
-                                 cpus.size(), list);
+                                 cpus.size(), fmt::join(cpus, ","));
   if (oversubscribed)
     text += fmt::format(": oversubscribed {:.1f}x",
                         double(cpu_of_thread.size()) / double(cpus.size()));
