@@ -41,22 +41,34 @@ struct RwRunShared : RunShared {
 // blocking paths still dominate, as in real use.
 inline constexpr unsigned kTryEvery = 16;
 
+// Acquires through the trylock about once in kTryEvery passes where the lock
+// has one (falling back to the blocking call when it fails), otherwise
+// through the blocking call.
+template <bool kHasTrylock, class TryFn, class BlockFn>
+inline void acquire(WorkerSlot& slot, std::mt19937_64& rng, Phase try_phase, Phase block_phase,
+                    TryFn try_lock, BlockFn block) {
+  if constexpr (kHasTrylock) {
+    if (rng() % kTryEvery == 0) {
+      slot.phase.store(try_phase, std::memory_order_relaxed);
+      ++slot.result.trylock_attempts;
+      if (try_lock()) return;
+      ++slot.result.trylock_failures;
+    }
+  }
+  slot.phase.store(block_phase, std::memory_order_relaxed);
+  block();
+}
+
 template <class Lock>
 void rw_reader_pass(RwRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng) {
   ThreadResult& r = slot.result;
-  bool held = false;
-  if constexpr (HasReadTrylock<Lock>) {
-    if (rng() % kTryEvery == 0) {
-      slot.phase.store(Phase::kReadTrylock, std::memory_order_relaxed);
-      ++r.trylock_attempts;
-      held = s.lock.down_read_trylock();
-      if (!held) ++r.trylock_failures;
-    }
-  }
-  if (!held) {
-    slot.phase.store(Phase::kDownRead, std::memory_order_relaxed);
-    s.lock.down_read();
-  }
+  acquire<HasReadTrylock<Lock>>(
+      slot, rng, Phase::kReadTrylock, Phase::kDownRead,
+      [&] {
+        if constexpr (HasReadTrylock<Lock>) return s.lock.down_read_trylock();
+        return false;
+      },
+      [&] { s.lock.down_read(); });
   slot.phase.store(Phase::kHoldRead, std::memory_order_relaxed);
   int inside = s.exclusion.reader_enter(index, s.violations);
   if (inside > 1) ++r.reader_overlaps;
@@ -72,19 +84,13 @@ template <class Lock>
 void rw_writer_pass(RwRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng,
                     std::uint64_t seq) {
   ThreadResult& r = slot.result;
-  bool held = false;
-  if constexpr (HasWriteTrylock<Lock>) {
-    if (rng() % kTryEvery == 0) {
-      slot.phase.store(Phase::kWriteTrylock, std::memory_order_relaxed);
-      ++r.trylock_attempts;
-      held = s.lock.down_write_trylock();
-      if (!held) ++r.trylock_failures;
-    }
-  }
-  if (!held) {
-    slot.phase.store(Phase::kDownWrite, std::memory_order_relaxed);
-    s.lock.down_write();
-  }
+  acquire<HasWriteTrylock<Lock>>(
+      slot, rng, Phase::kWriteTrylock, Phase::kDownWrite,
+      [&] {
+        if constexpr (HasWriteTrylock<Lock>) return s.lock.down_write_trylock();
+        return false;
+      },
+      [&] { s.lock.down_write(); });
   slot.phase.store(Phase::kHoldWrite, std::memory_order_relaxed);
   s.exclusion.writer_enter(index, s.violations);
   const std::uint64_t value = record_value(index, seq);
