@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <random>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
@@ -192,7 +193,16 @@ RunResult run_rwlock(const Scenario& sc, const LockMeta& meta) {
   for (const Violation& v : *probe_found) shared->violations.report(v.kind, v.thread, v.detail);
 
   std::vector<std::thread> workers;
-  for (int i = 0; i < sc.threads(); ++i) workers.emplace_back(rw_worker<Lock>, shared, i);
+  try {
+    for (int i = 0; i < sc.threads(); ++i) workers.emplace_back(rw_worker<Lock>, shared, i);
+  } catch (const std::system_error& e) {
+    // Out of threads (ulimit, memory): call the run off before it starts.
+    shared->stop.store(true);
+    for (auto& w : workers) w.join();
+    result.error = fmt::format("could not start worker thread {}: {}", workers.size(), e.what());
+    summarize_run(result);
+    return result;
+  }
   drive_run(shared, workers, result);
   if (result.hang_report.empty() && result.error.empty()) {
     check_final_state(shared->lock, shared->violations);

@@ -148,6 +148,16 @@ BOOST_AUTO_TEST_CASE(binary_unwritable_json_path_fails_before_running) {
   BOOST_TEST(r.out.find("xadd ") == std::string::npos);  // no run happened
 }
 
+BOOST_AUTO_TEST_CASE(binary_out_of_threads_is_one_line_and_exit_2) {
+  // 400 threads need 3.2 GB of default 8 MB stacks; 1.5 GB of address space
+  // runs out part way, which is what a low ulimit does to a real user.
+  test::ProcessResult r = test::run_rwstress("--lock xadd --readers 400 --writers 1 --duration 100ms",
+                                             "ulimit -v 1500000; ");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.err.find("could not start worker thread") != std::string::npos, r.err);
+  BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
 BOOST_AUTO_TEST_CASE(binary_busted_noop_exits_1_and_names_the_violation) {
   test::ProcessResult r =
       test::run_rwstress("--lock busted-noop --readers 2 --writers 2 --duration 300ms");

@@ -43,8 +43,8 @@ inline std::string slurp(const std::string& path) {
 }
 
 // Runs the rwstress binary (RWSTRESS_BIN, set by ctest and meson) with
-// shell-quoted arguments.
-inline ProcessResult run_rwstress(const std::string& args) {
+// shell-quoted arguments, after an optional shell prefix (e.g. a ulimit).
+inline ProcessResult run_rwstress(const std::string& args, const std::string& shell_prefix = "") {
   const char* bin = std::getenv("RWSTRESS_BIN");
   ProcessResult r;
   if (!bin) {
@@ -52,7 +52,7 @@ inline ProcessResult run_rwstress(const std::string& args) {
     return r;
   }
   std::string base = "/tmp/rwstress_test_" + std::to_string(getpid());
-  std::string cmd = std::string(bin) + " " + args + " >" + base + ".out 2>" + base + ".err";
+  std::string cmd = shell_prefix + std::string(bin) + " " + args + " >" + base + ".out 2>" + base + ".err";
   int status = std::system(cmd.c_str());
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = slurp(base + ".out");
