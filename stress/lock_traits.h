@@ -46,6 +46,24 @@ concept HasWriteTrylock = requires(L l) {
 template <class L>
 concept HasDowngrade = requires(L l) { l.downgrade_write(); };
 
+// The trylock where the lock has one; "failed" where it has none. Generic
+// code names the call once instead of branching at every site.
+template <class L>
+bool try_down_read(L& lock) {
+  if constexpr (HasReadTrylock<L>)
+    return lock.down_read_trylock();
+  else
+    return false;
+}
+
+template <class L>
+bool try_down_write(L& lock) {
+  if constexpr (HasWriteTrylock<L>)
+    return lock.down_write_trylock();
+  else
+    return false;
+}
+
 struct Capabilities {
   bool read_trylock = false;
   bool write_trylock = false;

@@ -177,7 +177,6 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     t.ops = s.slots[i].ops.load();
     result.threads.push_back(t);
   }
-  s.violations.copy_into(result);
 }
 
 bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit) {

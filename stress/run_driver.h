@@ -81,7 +81,8 @@ inline void spin_work(std::uint64_t loops) {
 // Driver side: releases the workers, watches progress until the duration
 // ends, a violation stops a --fail-fast run, or nothing moves for the
 // watchdog time; then stops, joins (or detaches the stuck), and fills
-// `result` with per-thread results, violations and any HANG report.
+// `result` with per-thread results and any HANG report. Violations are the
+// caller's to copy, after its own end-of-run checks.
 void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread>& workers,
                RunResult& result);
 

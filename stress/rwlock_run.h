@@ -65,11 +65,7 @@ void rw_reader_pass(RwRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19
   ThreadResult& r = slot.result;
   acquire<HasReadTrylock<Lock>>(
       slot, rng, Phase::kReadTrylock, Phase::kDownRead,
-      [&] {
-        if constexpr (HasReadTrylock<Lock>) return s.lock.down_read_trylock();
-        return false;
-      },
-      [&] { s.lock.down_read(); });
+      [&] { return try_down_read(s.lock); }, [&] { s.lock.down_read(); });
   slot.phase.store(Phase::kHoldRead, std::memory_order_relaxed);
   int inside = s.exclusion.reader_enter(index, s.violations);
   if (inside > 1) ++r.reader_overlaps;
@@ -87,11 +83,7 @@ void rw_writer_pass(RwRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19
   ThreadResult& r = slot.result;
   acquire<HasWriteTrylock<Lock>>(
       slot, rng, Phase::kWriteTrylock, Phase::kDownWrite,
-      [&] {
-        if constexpr (HasWriteTrylock<Lock>) return s.lock.down_write_trylock();
-        return false;
-      },
-      [&] { s.lock.down_write(); });
+      [&] { return try_down_write(s.lock); }, [&] { s.lock.down_write(); });
   slot.phase.store(Phase::kHoldWrite, std::memory_order_relaxed);
   s.exclusion.writer_enter(index, s.violations);
   const std::uint64_t value = record_value(index, seq);
@@ -204,10 +196,9 @@ RunResult run_rwlock(const Scenario& sc, const LockMeta& meta) {
     return result;
   }
   drive_run(shared, workers, result);
-  if (result.hang_report.empty() && result.error.empty()) {
+  if (result.hang_report.empty() && result.error.empty())
     check_final_state(shared->lock, shared->violations);
-    shared->violations.copy_into(result);
-  }
+  shared->violations.copy_into(result);
   summarize_run(result);
   return result;
 }

@@ -40,26 +40,19 @@ bool eventually_in_other_thread(Fn fn) {
   return false;
 }
 
-// Only called where the lock has the trylock; the fallback keeps the probe's
-// lambdas compilable for locks without one.
+// Only called where the lock has the trylock.
 template <class Lock>
 bool try_write_and_release(Lock& lock) {
-  if constexpr (HasWriteTrylock<Lock>) {
-    if (!lock.down_write_trylock()) return false;
-    lock.up_write();
-    return true;
-  }
-  return false;
+  if (!try_down_write(lock)) return false;
+  lock.up_write();
+  return true;
 }
 
 template <class Lock>
 bool try_read_and_release(Lock& lock) {
-  if constexpr (HasReadTrylock<Lock>) {
-    if (!lock.down_read_trylock()) return false;
-    lock.up_read();
-    return true;
-  }
-  return false;
+  if (!try_down_read(lock)) return false;
+  lock.up_read();
+  return true;
 }
 
 }  // namespace probe_detail
