@@ -33,6 +33,14 @@ void ExclusionCheck::writer_enter(int thread, ViolationLog& log) {
                            writers - 1, readers));
 }
 
+int SemaphoreBoundCheck::enter(int thread, int count, ViolationLog& log) {
+  int inside = holders_.fetch_add(1) + 1;
+  if (inside > count)
+    log.report(ViolationKind::kSemaphoreBound, thread,
+               fmt::format("{} holders inside a semaphore of count {}", inside, count));
+  return inside;
+}
+
 int ExclusionCheck::reader_enter(int thread, ViolationLog& log) {
   int readers = readers_inside_.fetch_add(1) + 1;
   int writers = writers_inside_.load();

@@ -66,6 +66,18 @@ class ExclusionCheck {
   alignas(kCacheLinePad) std::atomic<int> writers_inside_{0};
 };
 
+// Semaphore bound: never more holders inside than the count. Each holder
+// announces itself with a seq_cst increment and reads the total it made.
+class SemaphoreBoundCheck {
+ public:
+  // Returns how many holders were inside, counting this one.
+  int enter(int thread, int count, ViolationLog& log);
+  void exit() { holders_.fetch_sub(1); }
+
+ private:
+  alignas(kCacheLinePad) std::atomic<int> holders_{0};
+};
+
 // A multi-cache-line record: a writer fills every word with one value; a
 // reader must find every word equal. Catches broken exclusion and missing
 // barriers (a release that lets the next holder in before the last store)

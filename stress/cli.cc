@@ -15,6 +15,9 @@ Examples:
   rwstress --readers 4 --writers 2 --sched        every rwlock, 4 readers + 2 writers,
                                                   sched_yield() after each pass
   rwstress --lock xadd,generic-spin --duration 500ms
+  rwstress --lock semaphore --count 2 --threads 4 every semaphore, 4 threads, count 2
+  rwstress --lock mutex --threads 3              every mutex and spinlock
+  rwstress selftest                               every busted lock must be caught
   rwstress --lock busted-noop --readers 2 --writers 2 --duration 2   (must FAIL)
   rwstress --cpus 0-3,8 --placement scatter --cs-read 200 --json run.json
   rwstress list                                   every implementation, with its
@@ -51,14 +54,36 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   RunConfig cfg;
   std::string duration = "4s", watchdog = "10s", cpus, placement = "compact", seed;
   app.add_option("--lock", cfg.lock_spec,
-                 "NAME[,NAME...]: implementations, a family (rwlock), 'all' or 'busted'")
+                 "NAME[,NAME...]: implementations, a family (rwlock, semaphore, mutex), 'all' "
+                 "or 'busted'")
       ->default_val("rwlock");
   app.add_option("--readers", cfg.readers, "reader threads")
       ->check(CLI::Range(0, kMaxThreads))
       ->default_val(4);
-  app.add_option("--writers", cfg.writers, "writer threads")
+  app.add_option("--writers", cfg.writers,
+                 "writer threads; for a semaphore or a mutex, the same as --threads")
       ->check(CLI::Range(0, kMaxThreads))
       ->default_val(2);
+  auto* threads_opt = app.add_option("--threads", cfg.threads,
+                                     "semaphores and mutexes: threads doing down/up or lock/unlock")
+                          ->check(CLI::Range(1, kMaxThreads))
+                          ->default_val(4);
+  auto* count_opt = app.add_option("--count", cfg.count, "semaphores: the initial count")
+                        ->check(CLI::Range(1, kMaxThreads))
+                        ->default_val(2);
+  std::string handoff = "on", reader_steal = "on";
+  app.add_option("--rwsem-handoff", handoff,
+                 "modern rwsem (linux-rwsem): hand the lock to a waiter that waited too long")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->default_val("on");
+  app.add_option("--rwsem-reader-steal", reader_steal,
+                 "modern rwsem: readers may take a read-held lock past waiting writers")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->default_val("on");
+  app.add_option("--spin-limit", cfg.tuning.spin_limit,
+                 "optimistic spinning before sleeping, in pause turns (modern rwsem)")
+      ->check(CLI::Range(0, 1 << 24))
+      ->default_val(LockTuning{}.spin_limit);
   app.add_flag("--sched", cfg.sched, "sched_yield() after each pass through the loop");
   app.add_option("--duration", duration, "per lock: 2, 2s, 500ms")->default_val("4s");
   app.add_option("--cpus", cpus, "a count (4) or a list (0-3,8); default: all allowed");
@@ -99,7 +124,31 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   std::string error;
   cfg.locks = select_locks(cfg.lock_spec, &error);
   if (cfg.locks.empty()) return usage_error(error);
-  if (cfg.readers + cfg.writers == 0) return usage_error("--readers and --writers are both 0");
+  cfg.tuning.handoff = handoff == "on";
+  cfg.tuning.reader_steal = reader_steal == "on";
+
+  // Thread roles per family: rwlocks have readers and writers; semaphores
+  // and mutexes have only --threads (or --writers, read as the same).
+  const bool rw = cfg.selects(Family::kRwlock);
+  const bool exclusive = cfg.selects(Family::kSemaphore) || cfg.selects(Family::kMutex);
+  const bool writers_given = app.count("--writers") > 0, threads_given = threads_opt->count() > 0;
+  if (!rw && app.count("--readers") > 0)
+    return usage_error(fmt::format("--readers: '{}' has no shared mode; give the threads with "
+                                   "--threads N",
+                                   cfg.lock_spec));
+  if (!exclusive && threads_given)
+    return usage_error("--threads is for semaphores and mutexes; rwlocks take --readers and "
+                       "--writers");
+  if (!cfg.selects(Family::kSemaphore) && count_opt->count() > 0)
+    return usage_error("--count is for semaphores; no semaphore is selected");
+  if (exclusive && !rw && writers_given) {
+    if (threads_given && cfg.threads != cfg.writers)
+      return usage_error(fmt::format("--threads {} and --writers {} disagree", cfg.threads,
+                                     cfg.writers));
+    if (cfg.writers == 0) return usage_error("--writers 0: a semaphore or mutex run needs threads");
+    cfg.threads = cfg.writers;
+  }
+  if (rw && cfg.readers + cfg.writers == 0) return usage_error("--readers and --writers are both 0");
   if (cfg.readers + cfg.writers > kMaxThreads)
     return usage_error(fmt::format("{} threads in all; at most {}", cfg.readers + cfg.writers,
                                    kMaxThreads));

@@ -8,7 +8,15 @@ namespace rwstress {
 
 namespace {
 
-std::string shape(const RunResult& r) { return fmt::format("{}R+{}W", r.readers, r.writers); }
+// rwlocks: "4R+2W"; mutexes: "3T"; semaphores: "4T/c2" (threads / count).
+std::string shape(const RunResult& r) {
+  switch (r.family) {
+    case Family::kRwlock: return fmt::format("{}R+{}W", r.readers, r.writers);
+    case Family::kMutex: return fmt::format("{}T", r.writers);
+    case Family::kSemaphore: return fmt::format("{}T/c{}", r.writers, r.count);
+  }
+  return "?";
+}
 
 std::string count_or_na(std::uint64_t n, int threads) {
   return threads == 0 ? "n/a" : std::to_string(n);
@@ -23,7 +31,7 @@ std::string human_rate(double per_s) {
 
 std::string jain(double j) { return j < 0 ? "-" : fmt::format("{:.2f}", j); }
 
-constexpr const char* kRowFormat = "{:<18} {:<7} {:<5} {:>11} {:>11} {:>9} {:>11} {:>11} {:>10} {}";
+constexpr const char* kRowFormat = "{:<22} {:<7} {:<5} {:>11} {:>11} {:>9} {:>11} {:>11} {:>10} {}";
 
 }  // namespace
 
@@ -80,11 +88,22 @@ std::string console_final_line(const Report& report) {
 }
 
 std::string console_lock_list() {
-  std::string out = fmt::format("{:<18} {:<9} {:<12} {:<38} {}\n", "NAME", "FAMILY", "FAIRNESS",
-                                "CAPABILITIES", "ORIGIN");
-  for (const auto& e : lock_registry())
-    out += fmt::format("{:<18} {:<9} {:<12} {:<38} {}\n", e.meta.name, family_name(e.meta.family),
-                       fairness_name(e.meta.fairness), e.meta.caps.describe(), e.meta.origin);
+  constexpr const char* kListFormat = "{:<24} {:<12} {:<38} {}\n";
+  std::string out;
+  // By family, then the busted zoo: the groups --lock accepts.
+  auto section = [&](const char* title, auto wanted) {
+    out += fmt::format("{}:\n", title);
+    out += fmt::format(fmt::runtime(kListFormat), "  NAME", "FAIRNESS", "CAPABILITIES", "ORIGIN");
+    for (const auto& e : lock_registry())
+      if (wanted(e.meta))
+        out += fmt::format(fmt::runtime(kListFormat), "  " + std::string(e.meta.name),
+                           fairness_name(e.meta.fairness), e.meta.caps.describe(), e.meta.origin);
+    out += "\n";
+  };
+  for (Family f : {Family::kRwlock, Family::kSemaphore, Family::kMutex})
+    section(family_name(f), [f](const LockMeta& m) { return m.family == f && !m.busted; });
+  section("busted (deliberately broken; see rwstress selftest)",
+          [](const LockMeta& m) { return m.busted; });
   return out;
 }
 

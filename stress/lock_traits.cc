@@ -43,6 +43,8 @@ std::string Capabilities::describe() const {
   if (read_trylock) has.push_back("read-trylock");
   if (write_trylock) has.push_back("write-trylock");
   if (downgrade) has.push_back("downgrade");
+  if (trylock) has.push_back("trylock");
+  if (timeout) has.push_back("timeout");
   return has.empty() ? "-" : fmt::format("{}", fmt::join(has, ","));
 }
 

@@ -2,6 +2,7 @@
 // traits (C++20 concepts), so the harness never guesses from names.
 #pragma once
 
+#include <chrono>
 #include <concepts>
 #include <string>
 #include <string_view>
@@ -46,6 +47,37 @@ concept HasWriteTrylock = requires(L l) {
 template <class L>
 concept HasDowngrade = requires(L l) { l.downgrade_write(); };
 
+// Semaphores: down/up on a count set at construction. down_trylock returns
+// true when it took the semaphore (the kernel's returns 0 then: the adapters
+// in src/ translate), down_timeout true when it took it within the time.
+template <class L>
+concept CountingSemaphore = std::constructible_from<L, int> && requires(L l) {
+  l.down();
+  l.up();
+};
+
+template <class L>
+concept HasSemTrylock = requires(L l) {
+  { l.down_trylock() } -> std::same_as<bool>;
+};
+
+template <class L>
+concept HasDownTimeout = requires(L l, std::chrono::nanoseconds t) {
+  { l.down_timeout(t) } -> std::same_as<bool>;
+};
+
+// Mutexes and spinlocks: lock/unlock, trylock true when it took the lock.
+template <class L>
+concept MutexLock = requires(L l) {
+  l.lock();
+  l.unlock();
+};
+
+template <class L>
+concept HasTrylock = requires(L l) {
+  { l.trylock() } -> std::same_as<bool>;
+};
+
 // The trylock where the lock has one; "failed" where it has none. Generic
 // code names the call once instead of branching at every site.
 template <class L>
@@ -64,17 +96,49 @@ bool try_down_write(L& lock) {
     return false;
 }
 
+template <class L>
+bool try_lock(L& lock) {
+  if constexpr (HasTrylock<L>)
+    return lock.trylock();
+  else
+    return false;
+}
+
+template <class L>
+bool try_down(L& lock) {
+  if constexpr (HasSemTrylock<L>)
+    return lock.down_trylock();
+  else
+    return false;
+}
+
+// A mutex whose holder may take it again (the big kernel lock).
+template <class L>
+concept Recursive = MutexLock<L> && requires { L::kRecursive; };
+
+// A mutex that schedule() drops and re-takes around a sleep (the big
+// kernel lock): the holder loses its protection across the sleep.
+template <class L>
+concept DroppedAroundSleep = requires(L l, int depth) {
+  { l.release_for_schedule() } -> std::same_as<int>;
+  l.reacquire_after_schedule(depth);
+};
+
 struct Capabilities {
   bool read_trylock = false;
   bool write_trylock = false;
   bool downgrade = false;
+  bool trylock = false;  // mutex trylock or semaphore down_trylock
+  bool timeout = false;  // semaphore down_timeout
 
+  bool any_trylock() const { return read_trylock || write_trylock || trylock; }
   std::string describe() const;  // "read-trylock,write-trylock,downgrade" or "-"
 };
 
 template <class L>
 constexpr Capabilities capabilities_of() {
-  return Capabilities{HasReadTrylock<L>, HasWriteTrylock<L>, HasDowngrade<L>};
+  return Capabilities{HasReadTrylock<L>, HasWriteTrylock<L>, HasDowngrade<L>,
+                      HasTrylock<L> || HasSemTrylock<L>, HasDownTimeout<L>};
 }
 
 struct LockMeta {

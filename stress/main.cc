@@ -2,6 +2,7 @@
 // runs each selected lock, streams the table, writes the reports.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -39,7 +40,10 @@ int run_main(RunConfig cfg) {
   }
   report.host_summary = topology.summary();
   report.host_cpus = topology.allowed_cpu_count();
-  report.plan = topology.plan(cfg.readers + cfg.writers, cpus);
+  int most_threads = 0;
+  for (const LockEntry* e : cfg.locks)
+    most_threads = std::max(most_threads, cfg.threads_for(e->meta.family));
+  report.plan = topology.plan(most_threads, cpus);
   report.config = cfg;
 
   // Find out now, not after the runs, that the results cannot be saved.
@@ -47,20 +51,6 @@ int run_main(RunConfig cfg) {
     std::string err = write_json_report(report, cfg.json_path);
     if (!err.empty()) return usage_error("--json: " + err);
   }
-
-  Scenario sc;
-  sc.readers = cfg.readers;
-  sc.writers = cfg.writers;
-  sc.sched = cfg.sched;
-  sc.duration = cfg.duration;
-  sc.cs_read_loops = cfg.cs_read_loops;
-  sc.cs_write_loops = cfg.cs_write_loops;
-  sc.delay_loops = cfg.delay_loops;
-  sc.seed = cfg.seed;
-  sc.watchdog = cfg.watchdog;
-  sc.fail_fast = cfg.fail_fast;
-  sc.plan = report.plan;
-  sc.topology = &topology;
 
   print(fmt::format("rwstress {}: {}; {} placement: {}", kVersion, report.host_summary,
                     placement_name(cfg.placement), report.plan.describe()));
@@ -71,6 +61,9 @@ int run_main(RunConfig cfg) {
 
   bool any_hang = false;
   for (const LockEntry* entry : cfg.locks) {
+    Scenario sc = cfg.scenario_for(entry->meta);
+    sc.plan = topology.plan(sc.threads(), cpus);
+    sc.topology = &topology;
     RunResult r = entry->run(sc, entry->meta);
     if (!r.error.empty()) return usage_error(r.error);
     print(console_row(r));

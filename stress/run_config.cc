@@ -109,20 +109,50 @@ std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* erro
   return spec;
 }
 
+bool RunConfig::selects(Family f) const {
+  for (const LockEntry* e : locks)
+    if (e->meta.family == f) return true;
+  return false;
+}
+
+Scenario RunConfig::scenario_for(const LockMeta& meta) const {
+  Scenario sc;
+  sc.family = meta.family;
+  sc.readers = meta.family == Family::kRwlock ? readers : 0;
+  sc.writers = meta.family == Family::kRwlock ? writers : threads;
+  sc.count = count;
+  sc.tuning = tuning;
+  sc.sched = sched;
+  sc.duration = duration;
+  sc.cs_read_loops = cs_read_loops;
+  sc.cs_write_loops = cs_write_loops;
+  sc.delay_loops = delay_loops;
+  sc.seed = seed;
+  sc.watchdog = watchdog;
+  sc.fail_fast = fail_fast;
+  return sc;
+}
+
 std::string RunConfig::describe(const PlacementPlan& plan) const {
   CpuSpec used;
   used.list = plan.cpus;
   std::sort(used.list.begin(), used.list.end());
   std::string cpu_arg = used.describe();
   if (used.list.size() == 1) cpu_arg += ",";  // a bare number would be a count
-  std::string line = fmt::format("rwstress --lock {} --readers {} --writers {}{} --duration {} --cpus {} "
-                                 "--placement {} --cs-read {} --cs-write {} --delay {} --watchdog {}{} "
-                                 "--seed {:#x}",
-                                 lock_spec, readers, writers, sched ? " --sched" : "",
-                                 format_duration(duration), cpu_arg, placement_name(placement),
-                                 cs_read_loops, cs_write_loops, delay_loops,
-                                 format_duration(watchdog), fail_fast ? " --fail-fast" : "", seed);
-  return line;
+  std::string roles;
+  if (selects(Family::kRwlock)) roles += fmt::format(" --readers {} --writers {}", readers, writers);
+  if (selects(Family::kSemaphore) || selects(Family::kMutex))
+    roles += fmt::format(" --threads {}", threads);
+  if (selects(Family::kSemaphore)) roles += fmt::format(" --count {}", count);
+  const LockTuning defaults;
+  if (tuning.handoff != defaults.handoff) roles += " --rwsem-handoff off";
+  if (tuning.reader_steal != defaults.reader_steal) roles += " --rwsem-reader-steal off";
+  if (tuning.spin_limit != defaults.spin_limit) roles += fmt::format(" --spin-limit {}", tuning.spin_limit);
+  return fmt::format("rwstress --lock {}{}{} --duration {} --cpus {} --placement {} --cs-read {} "
+                     "--cs-write {} --delay {} --watchdog {}{} --seed {:#x}",
+                     lock_spec, roles, sched ? " --sched" : "", format_duration(duration), cpu_arg,
+                     placement_name(placement), cs_read_loops, cs_write_loops, delay_loops,
+                     format_duration(watchdog), fail_fast ? " --fail-fast" : "", seed);
 }
 
 }  // namespace rwstress

@@ -10,6 +10,7 @@
 
 #include "platform/topology.h"
 #include "stress/registry.h"
+#include "stress/scenario.h"
 
 namespace rwstress {
 
@@ -30,6 +31,9 @@ struct RunConfig {
   std::vector<const LockEntry*> locks;
   int readers = 4;
   int writers = 2;
+  int threads = 4;  // semaphore and mutex runs: --threads, or --writers when given
+  int count = 2;    // semaphore runs: initial count
+  LockTuning tuning;
   bool sched = false;
   std::chrono::nanoseconds duration = std::chrono::seconds(4);
   CpuSpec cpus;
@@ -42,6 +46,13 @@ struct RunConfig {
   bool fail_fast = false;
   bool verbose = false;
   std::string json_path;
+
+  bool selects(Family f) const;
+
+  // The scenario of one lock: its family's thread roles, everything else
+  // shared. The placement plan is the caller's.
+  Scenario scenario_for(const LockMeta& meta) const;
+  int threads_for(Family f) const { return f == Family::kRwlock ? readers + writers : threads; }
 
   // The command line that replays this run: every effective option, the CPUs
   // actually used, and the seed.

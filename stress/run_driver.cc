@@ -26,6 +26,10 @@ const char* phase_name(Phase p) {
     case Phase::kHoldWrite: return "holding write";
     case Phase::kDowngrade: return "downgrade_write";
     case Phase::kUpWrite: return "up_write";
+    case Phase::kAcquire: return "lock/down";
+    case Phase::kTryAcquire: return "trylock/down_trylock/down_timeout";
+    case Phase::kHold: return "holding";
+    case Phase::kRelease: return "unlock/up";
     case Phase::kDone: return "done";
   }
   return "?";
@@ -46,7 +50,9 @@ std::uint64_t thread_seed(std::uint64_t run_seed, int index) {
 bool worker_start(RunShared& shared, int index) {
   const Scenario& sc = shared.scenario;
   WorkerSlot& slot = shared.slots[index];
-  slot.result.role = index < sc.readers ? Role::kReader : Role::kWriter;
+  slot.result.role = sc.family != Family::kRwlock ? Role::kHolder
+                     : index < sc.readers       ? Role::kReader
+                                                : Role::kWriter;
   slot.result.cpu = sc.plan.cpu_of_thread[size_t(index)];
   if (sc.topology) {
     std::string err = sc.topology->bind_current_thread(slot.result.cpu);

@@ -36,6 +36,10 @@ enum class Phase : std::uint8_t {
   kHoldWrite,
   kDowngrade,
   kUpWrite,
+  kAcquire,     // mutex lock / semaphore down
+  kTryAcquire,  // trylock / down_trylock / down_timeout
+  kHold,
+  kRelease,     // unlock / up
   kDone,
 };
 const char* phase_name(Phase p);

@@ -26,7 +26,14 @@ int exit_code_of(Verdict v) {
 
 Verdict worse(Verdict a, Verdict b) { return int(a) >= int(b) ? a : b; }
 
-const char* role_name(Role r) { return r == Role::kReader ? "reader" : "writer"; }
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::kReader: return "reader";
+    case Role::kWriter: return "writer";
+    case Role::kHolder: return "holder";
+  }
+  return "?";
+}
 
 const char* violation_kind_name(ViolationKind k) {
   switch (k) {
@@ -36,6 +43,8 @@ const char* violation_kind_name(ViolationKind k) {
     case ViolationKind::kTrylockTruth: return "trylock-truth";
     case ViolationKind::kDowngrade: return "downgrade";
     case ViolationKind::kFinalState: return "final-state";
+    case ViolationKind::kSemaphoreBound: return "semaphore-bound";
+    case ViolationKind::kSemaphoreCount: return "semaphore-count";
   }
   return "?";
 }

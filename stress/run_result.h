@@ -17,7 +17,9 @@ int exit_code_of(Verdict v);
 Verdict worse(Verdict a, Verdict b);  // the one with the higher severity
 inline std::ostream& operator<<(std::ostream& os, Verdict v) { return os << verdict_name(v); }
 
-enum class Role { kReader, kWriter };
+// kHolder: a thread of an exclusive family (mutex, semaphore) doing
+// lock/unlock or down/up. Holders are counted on the writer side.
+enum class Role { kReader, kWriter, kHolder };
 const char* role_name(Role r);
 
 enum class ViolationKind {
@@ -27,8 +29,10 @@ enum class ViolationKind {
   kTrylockTruth,     // a trylock lied, or a failed one changed the lock
   kDowngrade,        // after downgrade_write a writer got in, or readers could not
   kFinalState,       // the lock was not free after every thread left
+  kSemaphoreBound,   // more holders inside than the semaphore's count
+  kSemaphoreCount,   // the count was not restored after every thread left
 };
-inline constexpr int kViolationKindCount = 6;
+inline constexpr int kViolationKindCount = 8;
 const char* violation_kind_name(ViolationKind k);
 inline std::ostream& operator<<(std::ostream& os, ViolationKind k) {
   return os << violation_kind_name(k);
@@ -56,7 +60,8 @@ struct RunResult {
   Family family = Family::kRwlock;
   Fairness fairness = Fairness::kTaskFair;
   int readers = 0;
-  int writers = 0;
+  int writers = 0;  // for a mutex or a semaphore: the threads doing lock/unlock or down/up
+  int count = 0;    // a semaphore's initial count; 0 for other families
   bool sched = false;
   std::vector<int> cpus;
   double duration_s = 0;  // measured, start flag to stop flag

@@ -3,14 +3,20 @@
 
 #include <chrono>
 #include <cstdint>
+#include <type_traits>
 
+#include "locks/lock_tuning.h"
 #include "platform/topology.h"
+#include "stress/lock_traits.h"
 
 namespace rwstress {
 
 struct Scenario {
+  Family family = Family::kRwlock;
   int readers = 4;
-  int writers = 2;
+  int writers = 2;   // for a mutex or a semaphore: the threads doing lock/unlock or down/up
+  int count = 2;     // a semaphore's initial count
+  LockTuning tuning;
   bool sched = false;  // sched_yield() after each pass, as the seed's SCHED=yes
   std::chrono::nanoseconds duration = std::chrono::seconds(4);
   std::uint64_t cs_read_loops = 0;   // work inside a read hold, in empty-loop turns
@@ -24,5 +30,18 @@ struct Scenario {
 
   int threads() const { return readers + writers; }
 };
+
+// Builds a lock from the scenario: semaphores take their count, tunable
+// locks their knobs, every other lock is default-constructed. Returns a
+// prvalue, so locks need not be movable.
+template <class Lock>
+Lock make_lock(const Scenario& sc) {
+  if constexpr (std::is_constructible_v<Lock, int>)
+    return Lock(sc.count);
+  else if constexpr (std::is_constructible_v<Lock, const LockTuning&>)
+    return Lock(sc.tuning);
+  else
+    return Lock();
+}
 
 }  // namespace rwstress

@@ -55,7 +55,7 @@ void summarize_run(RunResult& r) {
   bool starved_promised = false;
   if (r.hang_report.empty() && r.error.empty()) {
     for (const auto& s : find_starved_threads(r.threads)) {
-      bool promised = promises_progress(r.fairness, s.role == Role::kWriter);
+      bool promised = promises_progress(r.fairness, s.role != Role::kReader);
       starved_promised |= promised;
       r.starved.push_back(fmt::format("thread {} ({}): {} ops, {:.4f}% of the mean per thread{}",
                                       s.thread, role_name(s.role), s.ops,

@@ -4,20 +4,14 @@
 // Algorithm: test-and-test-and-set. Fairness: none (stealing).
 // Lock word: one byte-sized flag, 0 = free, 1 = held.
 //
-// A kernel spinlock holder cannot be preempted; a userspace one can. A waiter
-// that has spun kSpinsBeforeYield turns is most likely spinning on a holder
-// that lost its CPU, so it yields instead of burning its time slice. Without
-// that, an oversubscribed run (more threads than CPUs) measures the
-// scheduler's time slice, not the lock.
+// Waiters spin through SpinWait (yields when the holder seems preempted).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 
-#include <sched.h>
-
 #include "locks/hooks.h"
-#include "platform/cpu_relax.h"
+#include "locks/spin_wait.h"
 
 namespace rwstress {
 
@@ -27,20 +21,11 @@ class RawSpinlock {
   void lock() noexcept {
     for (;;) {
       if (!locked_.exchange(1, std::memory_order_acquire)) return;
-      int spins = 0;
-      while (locked_.load(std::memory_order_relaxed)) {
-        Hooks::at(HookPoint::kSpinIteration);
-        if (++spins < kSpinsBeforeYield) {
-          cpu_relax();
-        } else {
-          sched_yield();
-          spins = 0;
-        }
-      }
+      spin_until<Hooks>([&] { return !locked_.load(std::memory_order_relaxed); });
     }
   }
 
-  bool try_lock() noexcept {
+  bool trylock() noexcept {
     return !locked_.load(std::memory_order_relaxed) &&
            !locked_.exchange(1, std::memory_order_acquire);
   }
@@ -50,10 +35,6 @@ class RawSpinlock {
   bool is_locked() const noexcept { return locked_.load(std::memory_order_relaxed) != 0; }
 
  private:
-  // About a microsecond of pause on current x86: longer than any wait-list
-  // critical section in this tree, far shorter than a scheduler time slice.
-  static constexpr int kSpinsBeforeYield = 128;
-
   std::atomic<std::uint8_t> locked_{0};
 };
 

@@ -8,11 +8,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <climits>
 #include <cstdint>
 
 #include <linux/futex.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,6 +32,17 @@ inline void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected)
   if (Hooks::spurious_futex_return()) return;
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected,
           nullptr, nullptr, 0);
+}
+
+// As futex_wait, but gives up after `limit` (relative, CLOCK_MONOTONIC).
+template <class Hooks = NoHooks>
+inline void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expected,
+                           std::chrono::nanoseconds limit) noexcept {
+  if (Hooks::spurious_futex_return()) return;
+  if (limit.count() <= 0) return;
+  timespec ts{time_t(limit.count() / 1000000000), long(limit.count() % 1000000000)};
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, &ts,
+          nullptr, 0);
 }
 
 // Wakes up to `count` threads sleeping on word.

@@ -1,0 +1,21 @@
+// Run-time fairness knobs of the locks that have them (DESIGN.md §3; the
+// fault-injection issue's "fairness tweaks"). A lock that takes a
+// LockTuning in its constructor reads it once there; the others ignore it.
+#pragma once
+
+namespace rwstress {
+
+struct LockTuning {
+  // Modern rwsem: a waiter that has waited longer than handoff_after_us sets
+  // the HANDOFF bit, after which nobody may steal the lock from it.
+  bool handoff = true;
+  int handoff_after_us = 4000;  // the kernel's RWSEM_WAIT_TIMEOUT: 4 ms
+  // Modern rwsem: a reader arriving while others read may take the lock
+  // even if writers wait (reader lock stealing).
+  bool reader_steal = true;
+  // Spin-before-sleep limit of the optimistic spinners (modern rwsem,
+  // kernel semaphore's fast retry): turns of cpu_relax while the owner runs.
+  int spin_limit = 2000;
+};
+
+}  // namespace rwstress

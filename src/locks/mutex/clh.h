@@ -1,0 +1,93 @@
+// ClhSpinlock: the CLH queue lock (Craig 1993; Magnusson, Landin & Hagersten
+// 1994).
+//
+// Lock word: a pointer to the tail node, starting at a dummy node that is
+// already released. A waiter marks its node locked, swaps it into the tail
+// and spins on its predecessor's node. On unlock it releases its own node
+// and keeps its predecessor's node as its spare for the next acquisition:
+// nodes migrate between threads, which is why CLH needs no `next` pointer.
+// Fairness: strict FIFO (task-fair).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "locks/hooks.h"
+#include "locks/spin_wait.h"
+
+namespace rwstress {
+
+struct alignas(64) ClhNode {
+  std::atomic<std::uint32_t> locked{0};
+};
+
+template <class Hooks = NoHooks>
+class ClhSpinlock {
+ public:
+  ClhSpinlock() : tail_(new ClhNode) {}
+  ~ClhSpinlock() { delete tail_.load(); }  // the last released node belongs to the lock
+  ClhSpinlock(const ClhSpinlock&) = delete;
+  ClhSpinlock& operator=(const ClhSpinlock&) = delete;
+
+  void lock() noexcept {
+    ClhNode* me = take_spare();
+    me->locked.store(1, std::memory_order_relaxed);
+    ClhNode* pred = tail_.exchange(me, std::memory_order_acq_rel);
+    Hooks::at(HookPoint::kAfterEnqueue);
+    spin_until<Hooks>([&] { return !pred->locked.load(std::memory_order_acquire); });
+    holder_ = me;
+    holder_pred_ = pred;
+  }
+
+  bool trylock() noexcept {
+    ClhNode* pred = tail_.load(std::memory_order_acquire);
+    if (pred->locked.load(std::memory_order_acquire)) return false;
+    ClhNode* me = take_spare();
+    me->locked.store(1, std::memory_order_relaxed);
+    if (!tail_.compare_exchange_strong(pred, me, std::memory_order_acq_rel,
+                                       std::memory_order_relaxed)) {
+      keep_spare(me);
+      return false;
+    }
+    holder_ = me;
+    holder_pred_ = pred;
+    return true;
+  }
+
+  void unlock() noexcept {
+    ClhNode* me = holder_;
+    keep_spare(holder_pred_);  // nobody else refers to the predecessor's node now
+    Hooks::at(HookPoint::kBeforeWake);
+    me->locked.store(0, std::memory_order_release);
+  }
+
+ private:
+  // Each thread keeps one spare node; taking it leaves the slot empty, so a
+  // thread holding two CLH locks allocates a second node and frees the
+  // extra one when it gets a spare back.
+  struct SpareSlot {
+    ClhNode* node = nullptr;
+    ~SpareSlot() { delete node; }
+  };
+  static SpareSlot& slot() noexcept {
+    static thread_local SpareSlot s;
+    return s;
+  }
+  static ClhNode* take_spare() {
+    ClhNode* n = slot().node;
+    slot().node = nullptr;
+    return n ? n : new ClhNode;
+  }
+  static void keep_spare(ClhNode* n) noexcept {
+    if (slot().node)
+      delete n;
+    else
+      slot().node = n;
+  }
+
+  std::atomic<ClhNode*> tail_;
+  ClhNode* holder_ = nullptr;       // written and read only by the holder
+  ClhNode* holder_pred_ = nullptr;  // its predecessor's node: becomes the holder's spare
+};
+
+}  // namespace rwstress

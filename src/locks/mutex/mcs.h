@@ -1,0 +1,72 @@
+// McsSpinlock: the MCS queue lock (Mellor-Crummey & Scott, "Algorithms for
+// scalable synchronization on shared-memory multiprocessors", 1991).
+//
+// Lock word: a pointer to the queue's tail node, nullptr when free. A waiter
+// swaps its node into the tail, links itself behind its predecessor and
+// spins on its own node's `locked` flag: every waiter spins on its own cache
+// line. unlock hands over to the successor, or swings the tail back to
+// nullptr when there is none. Fairness: strict FIFO (task-fair).
+#pragma once
+
+#include <atomic>
+
+#include "locks/hooks.h"
+#include "locks/mutex/queue_node.h"
+#include "locks/spin_wait.h"
+
+namespace rwstress {
+
+template <class Hooks = NoHooks>
+class McsSpinlock {
+ public:
+  void lock() noexcept {
+    QueueNode* me = ThreadNodes<QueueNode>::take();
+    me->next.store(nullptr, std::memory_order_relaxed);
+    me->locked.store(1, std::memory_order_relaxed);
+    QueueNode* prev = tail_.exchange(me, std::memory_order_acq_rel);
+    if (prev) {
+      prev->next.store(me, std::memory_order_release);
+      Hooks::at(HookPoint::kAfterEnqueue);
+      spin_until<Hooks>([&] { return !me->locked.load(std::memory_order_acquire); });
+    }
+    holder_ = me;
+  }
+
+  bool trylock() noexcept {
+    QueueNode* me = ThreadNodes<QueueNode>::take();
+    me->next.store(nullptr, std::memory_order_relaxed);
+    QueueNode* expected = nullptr;
+    if (!tail_.compare_exchange_strong(expected, me, std::memory_order_acquire,
+                                       std::memory_order_relaxed)) {
+      ThreadNodes<QueueNode>::give_back(me);
+      return false;
+    }
+    holder_ = me;
+    return true;
+  }
+
+  void unlock() noexcept {
+    QueueNode* me = holder_;
+    QueueNode* next = me->next.load(std::memory_order_acquire);
+    if (!next) {
+      QueueNode* expected = me;
+      if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_release,
+                                        std::memory_order_relaxed)) {
+        ThreadNodes<QueueNode>::give_back(me);
+        return;
+      }
+      // A successor swapped itself in but has not linked yet.
+      Hooks::at(HookPoint::kMidRelease);
+      spin_until<Hooks>([&] { return (next = me->next.load(std::memory_order_acquire)); });
+    }
+    Hooks::at(HookPoint::kBeforeWake);
+    next->locked.store(0, std::memory_order_release);
+    ThreadNodes<QueueNode>::give_back(me);
+  }
+
+ private:
+  std::atomic<QueueNode*> tail_{nullptr};
+  QueueNode* holder_ = nullptr;  // written and read only by the holder
+};
+
+}  // namespace rwstress

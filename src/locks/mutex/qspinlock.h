@@ -1,0 +1,200 @@
+// QSpinlock: the Linux queued spinlock (kernel/locking/qspinlock.c, Waiman
+// Long and Peter Zijlstra, Linux 4.2+), without the paravirt hooks.
+//
+// Lock word, 32 bits:
+//   bits  0-7   locked byte
+//   bit   8     pending: the first waiter spins here without a queue node
+//   bits 16-17  tail index: which of the tail thread's nodes (nesting level)
+//   bits 18-31  tail thread + 1 (0: no queue)
+// Fast path: cmpxchg 0 -> locked. The first contender sets pending and spins
+// on the word; later ones queue MCS-style on per-thread nodes, and only the
+// queue head spins on the lock word. Userspace has no CPU numbers that stay
+// put, so the "CPU" in the tail is a small per-thread index handed out on a
+// thread's first slow path and returned when the thread exits.
+// Fairness: FIFO for queued waiters; the pending waiter and a fast-path
+// arrival may get in ahead of the queue (unfair at the margin, as in Linux).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+#include "locks/hooks.h"
+#include "locks/mutex/queue_node.h"
+#include "locks/spin_wait.h"
+
+namespace rwstress {
+
+namespace qspinlock_detail {
+
+inline constexpr std::uint32_t kLocked = 1u;
+inline constexpr std::uint32_t kLockedMask = 0xffu;
+inline constexpr std::uint32_t kPending = 1u << 8;
+inline constexpr std::uint32_t kTailIdxShift = 16;
+inline constexpr std::uint32_t kTailCpuShift = 18;
+inline constexpr std::uint32_t kTailMask = 0xffff0000u;
+inline constexpr int kNodes = 4;  // the kernel's MAX_NODES
+inline constexpr int kMaxThreads = (1 << 14) - 1;
+
+struct ThreadQnodes {
+  QueueNode nodes[kNodes];
+  int count = 0;
+};
+
+// Thread index -> that thread's nodes, for decoding a tail.
+inline std::atomic<ThreadQnodes*> g_table[kMaxThreads + 1];
+
+struct IndexAllocator {
+  std::mutex mutex;
+  std::vector<int> free;
+  int next = 1;
+};
+inline IndexAllocator& allocator() {
+  static IndexAllocator a;
+  return a;
+}
+
+struct ThreadSlot {
+  ThreadQnodes qnodes;
+  int index = 0;  // 1-based
+
+  ThreadSlot() {
+    IndexAllocator& a = allocator();
+    std::lock_guard guard(a.mutex);
+    if (!a.free.empty()) {
+      index = a.free.back();
+      a.free.pop_back();
+    } else if (a.next <= kMaxThreads) {
+      index = a.next++;
+    } else {
+      std::abort();  // 16383 threads queued on qspinlocks at once
+    }
+    g_table[index].store(&qnodes, std::memory_order_release);
+  }
+  ~ThreadSlot() {
+    g_table[index].store(nullptr, std::memory_order_relaxed);
+    IndexAllocator& a = allocator();
+    std::lock_guard guard(a.mutex);
+    a.free.push_back(index);
+  }
+};
+
+inline ThreadSlot& this_thread_slot() {
+  static thread_local ThreadSlot slot;
+  return slot;
+}
+
+inline std::uint32_t encode_tail(int index, int idx) {
+  return (std::uint32_t(index) << kTailCpuShift) | (std::uint32_t(idx) << kTailIdxShift);
+}
+
+inline QueueNode* decode_tail(std::uint32_t tail) {
+  int index = int(tail >> kTailCpuShift);
+  int idx = int((tail >> kTailIdxShift) & 3);
+  return &g_table[index].load(std::memory_order_acquire)->nodes[idx];
+}
+
+}  // namespace qspinlock_detail
+
+template <class Hooks = NoHooks>
+class QSpinlock {
+ public:
+  void lock() noexcept {
+    std::uint32_t val = 0;
+    if (word_.compare_exchange_strong(val, qspinlock_detail::kLocked, std::memory_order_acquire,
+                                      std::memory_order_relaxed))
+      return;
+    slowpath(val);
+  }
+
+  bool trylock() noexcept {
+    std::uint32_t val = word_.load(std::memory_order_relaxed);
+    return val == 0 && word_.compare_exchange_strong(val, qspinlock_detail::kLocked,
+                                                     std::memory_order_acquire,
+                                                     std::memory_order_relaxed);
+  }
+
+  void unlock() noexcept { word_.fetch_sub(qspinlock_detail::kLocked, std::memory_order_release); }
+
+  std::uint32_t word_for_test() const { return word_.load(); }
+
+ private:
+  void slowpath(std::uint32_t val) noexcept {
+    using namespace qspinlock_detail;
+    // A pending -> locked hand-over is in progress: wait a turn for it.
+    if (val == kPending) {
+      cpu_relax();
+      val = word_.load(std::memory_order_relaxed);
+    }
+    if (!(val & ~kLockedMask)) {
+      // Uncontended but held: try to become the pending waiter.
+      val = word_.fetch_or(kPending, std::memory_order_acquire);
+      if (!(val & ~kLockedMask)) {
+        if (val & kLockedMask)
+          spin_until<Hooks>([&] { return !(word_.load(std::memory_order_acquire) & kLockedMask); });
+        word_.fetch_add(kLocked - kPending, std::memory_order_relaxed);  // clear pending, set locked
+        return;
+      }
+      // Lost the race for pending; undo our bit if we set it, and queue.
+      if (!(val & kPending)) word_.fetch_and(~kPending, std::memory_order_relaxed);
+    }
+    queue();
+  }
+
+  void queue() noexcept {
+    using namespace qspinlock_detail;
+    ThreadSlot& self = this_thread_slot();
+    const int idx = self.qnodes.count++;
+    if (idx >= kNodes) {  // nested deeper than the nodes we have: spin on trylock
+      spin_until<Hooks>([&] { return trylock(); });
+      --self.qnodes.count;
+      return;
+    }
+    QueueNode* node = &self.qnodes.nodes[idx];
+    const std::uint32_t tail = encode_tail(self.index, idx);
+    node->locked.store(0, std::memory_order_relaxed);
+    node->next.store(nullptr, std::memory_order_relaxed);
+    if (trylock()) {
+      --self.qnodes.count;
+      return;
+    }
+
+    // Publish ourselves as the tail; link behind the previous tail.
+    std::uint32_t old = word_.load(std::memory_order_relaxed);
+    while (!word_.compare_exchange_weak(old, (old & ~kTailMask) | tail, std::memory_order_acq_rel,
+                                        std::memory_order_relaxed)) {
+    }
+    if (old & kTailMask) {
+      QueueNode* prev = decode_tail(old & kTailMask);
+      prev->next.store(node, std::memory_order_release);
+      Hooks::at(HookPoint::kAfterEnqueue);
+      spin_until<Hooks>([&] { return node->locked.load(std::memory_order_acquire) != 0; });
+    }
+
+    // Queue head: wait for the owner and the pending waiter to leave.
+    std::uint32_t val;
+    spin_until<Hooks>([&] {
+      val = word_.load(std::memory_order_acquire);
+      return !(val & (kLockedMask | kPending));
+    });
+    // Last in the queue: take the lock and clear the tail in one step.
+    if ((val & kTailMask) == tail &&
+        word_.compare_exchange_strong(val, kLocked, std::memory_order_acquire,
+                                      std::memory_order_relaxed)) {
+      --self.qnodes.count;
+      return;
+    }
+    word_.fetch_or(kLocked, std::memory_order_relaxed);
+    QueueNode* next;
+    spin_until<Hooks>([&] { return (next = node->next.load(std::memory_order_acquire)); });
+    Hooks::at(HookPoint::kBeforeWake);
+    next->locked.store(1, std::memory_order_release);
+    --self.qnodes.count;
+  }
+
+  std::atomic<std::uint32_t> word_{0};
+};
+
+}  // namespace rwstress

@@ -1,0 +1,100 @@
+// KernelSemaphore: the modern Linux counting semaphore
+// (kernel/locking/semaphore.c, Linux 2.6.26+, Matthew Wilcox).
+//
+// A spinlock guards a plain count and a FIFO list of waiters. down takes a
+// unit if count > 0, else queues and sleeps; up with waiters hands the unit
+// straight to the first waiter (the count is not raised, so nobody can
+// steal it), else raises the count. down_trylock and down_timeout as in the
+// kernel (ours return true on success; the kernel's down_trylock returns 0).
+// Fairness: FIFO (task-fair).
+#pragma once
+
+#include <chrono>
+
+#include "locks/hooks.h"
+#include "locks/raw_spinlock.h"
+#include "locks/rwlock/rwsem_waiter.h"
+
+namespace rwstress {
+
+template <class Hooks = NoHooks>
+class KernelSemaphore {
+ public:
+  explicit KernelSemaphore(int count) noexcept : count_(count) {}
+
+  void down() noexcept {
+    lock_.lock();
+    if (count_ > 0) {
+      --count_;
+      lock_.unlock();
+      return;
+    }
+    RwsemWaiter w(false);
+    enqueue(w);
+    lock_.unlock();
+    rwsem_wait_for_grant<Hooks>(w);
+  }
+
+  bool down_trylock() noexcept {
+    SpinGuard guard(lock_);
+    if (count_ <= 0) return false;
+    --count_;
+    return true;
+  }
+
+  bool down_timeout(std::chrono::nanoseconds limit) noexcept {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    lock_.lock();
+    if (count_ > 0) {
+      --count_;
+      lock_.unlock();
+      return true;
+    }
+    RwsemWaiter w(false);
+    enqueue(w);
+    lock_.unlock();
+    while (w.waiting.load(std::memory_order_acquire)) {
+      auto left = deadline - std::chrono::steady_clock::now();
+      if (left <= std::chrono::nanoseconds::zero()) {
+        SpinGuard guard(lock_);
+        if (w.next) {  // still queued: give up
+          list_.remove(&w);
+          return false;
+        }
+        break;  // up() already took us off the list: the unit is ours
+      }
+      Hooks::at(HookPoint::kBeforeSleep);
+      futex_wait_for<Hooks>(w.waiting, 1, left);
+      Hooks::at(HookPoint::kAfterWake);
+    }
+    rwsem_wait_for_grant<Hooks>(w);  // granted, or about to be
+    return true;
+  }
+
+  void up() noexcept {
+    lock_.lock();
+    RwsemWaiter* w = list_.front();
+    if (!w) {
+      ++count_;
+      lock_.unlock();
+      return;
+    }
+    list_.remove(w);
+    w->next = nullptr;  // "not queued" for a waiter whose timeout fires now
+    lock_.unlock();
+    Hooks::at(HookPoint::kBeforeWake);
+    rwsem_grant(w);
+  }
+
+ private:
+  void enqueue(RwsemWaiter& w) noexcept {
+    list_.push_back(&w);
+    Hooks::at(HookPoint::kAfterEnqueue);
+  }
+
+  RawSpinlock<Hooks> lock_;
+  int count_;
+  RwsemWaitList list_;
+};
+
+}  // namespace rwstress

@@ -1,0 +1,45 @@
+// SpinWait: one busy-wait turn as every in-tree spinning lock takes it.
+//
+// A kernel spinner's lock holder cannot be preempted; a userspace one can.
+// After kSpinsBeforeYield turns the holder (or, in a queued lock, the
+// predecessor about to hand over) has most likely lost its CPU, so the
+// spinner yields instead of burning its time slice. Without that an
+// oversubscribed run measures the scheduler's time slice, not the lock.
+#pragma once
+
+#include <sched.h>
+
+#include "locks/hooks.h"
+#include "platform/cpu_relax.h"
+
+namespace rwstress {
+
+// About a microsecond of pause on current x86: longer than any lock-internal
+// critical section in this tree, far shorter than a scheduler time slice.
+inline constexpr int kSpinsBeforeYield = 128;
+
+template <class Hooks>
+class SpinWait {
+ public:
+  void once() noexcept {
+    Hooks::at(HookPoint::kSpinIteration);
+    if (++spins_ < kSpinsBeforeYield) {
+      cpu_relax();
+    } else {
+      sched_yield();
+      spins_ = 0;
+    }
+  }
+
+ private:
+  int spins_ = 0;
+};
+
+// Spins until done() is true.
+template <class Hooks, class Done>
+inline void spin_until(Done done) noexcept {
+  SpinWait<Hooks> wait;
+  while (!done()) wait.once();
+}
+
+}  // namespace rwstress

@@ -1,0 +1,159 @@
+// What every family's run shares: the lock next to the run's shared state,
+// the worker loop around a family's pass, and the run itself (semantics
+// probe on a fresh instance, then the pinned workers, then the end-of-run
+// checks). Each family (rwlock_run.h, mutex_run.h, semaphore_run.h) supplies
+// only its pass, its probe and its final check, all templated on the lock:
+// no virtual call or std::function inside the measured loop.
+#pragma once
+
+#include <sched.h>
+
+#include <memory>
+#include <random>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "stress/checkers.h"
+#include "stress/lock_traits.h"
+#include "stress/run_driver.h"
+#include "stress/run_result.h"
+#include "stress/scenario.h"
+#include "stress/stats.h"
+
+namespace rwstress {
+
+// The lock under test, built from the scenario, and the family checkers'
+// state next to the harness's.
+template <class Lock>
+struct LockRunShared : RunShared {
+  explicit LockRunShared(const Scenario& s) : RunShared(s), lock(make_lock<Lock>(s)) {}
+  Lock lock;
+  SemaphoreBoundCheck bound;
+};
+
+// A lone instance for the semantics probe.
+template <class Lock>
+struct LockBox {
+  explicit LockBox(const Scenario& s) : lock(make_lock<Lock>(s)) {}
+  Lock lock;
+};
+
+// One in kTryEvery acquisitions uses a trylock (and one in kTryEvery write
+// holds ends in a downgrade) where the lock has them: often enough to
+// exercise those paths thousands of times a second, rarely enough that the
+// blocking paths still dominate, as in real use.
+inline constexpr unsigned kTryEvery = 16;
+
+// Acquires through the trylock about once in kTryEvery passes where the lock
+// has one (falling back to the blocking call when it fails), otherwise
+// through the blocking call.
+template <bool kHasTrylock, class TryFn, class BlockFn>
+inline void acquire(WorkerSlot& slot, std::mt19937_64& rng, Phase try_phase, Phase block_phase,
+                    TryFn try_lock, BlockFn block) {
+  if constexpr (kHasTrylock) {
+    if (rng() % kTryEvery == 0) {
+      slot.phase.store(try_phase, std::memory_order_relaxed);
+      ++slot.result.trylock_attempts;
+      if (try_lock()) return;
+      ++slot.result.trylock_failures;
+    }
+  }
+  slot.phase.store(block_phase, std::memory_order_relaxed);
+  block();
+}
+
+// The loop every worker runs: outside work, one pass of the family's
+// acquire/check/release, the progress counter, the optional yield.
+// `pass(slot, rng, seq)` is the family's.
+template <class Lock, class Pass>
+void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, Pass pass) {
+  LockRunShared<Lock>& s = *shared;
+  WorkerSlot& slot = s.slots[index];
+  if (worker_start(s, index)) {
+    const Scenario& sc = s.scenario;
+    std::mt19937_64 rng(thread_seed(sc.seed, index));
+    std::uint64_t ops = 0;
+    while (!s.stop.load(std::memory_order_relaxed)) {
+      spin_work(sc.delay_loops);
+      pass(slot, rng, ops + 1);
+      slot.ops.store(++ops, std::memory_order_relaxed);
+      slot.phase.store(Phase::kOutside, std::memory_order_relaxed);
+      if (sc.sched) sched_yield();
+    }
+  }
+  slot.phase.store(Phase::kDone, std::memory_order_release);
+}
+
+template <class Lock>
+using WorkerFn = void (*)(std::shared_ptr<LockRunShared<Lock>>, int);
+
+// Runs one scenario on one lock type:
+//   probe(Lock&) -> std::vector<Violation>, on a fresh instance, on a thread
+//     of its own and bounded by the watchdog (a broken lock may block it);
+//   worker, on sc.threads() pinned threads, until the duration ends;
+//   final_check(Lock&, ViolationLog&), after every worker left.
+template <class Lock, class Probe, class FinalCheck>
+RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lock> worker,
+                           Probe probe, FinalCheck final_check) {
+  RunResult result;
+  result.lock = std::string(meta.name);
+  result.family = meta.family;
+  result.fairness = meta.fairness;
+  result.readers = sc.readers;
+  result.writers = sc.writers;
+  result.count = meta.family == Family::kSemaphore ? sc.count : 0;
+  result.sched = sc.sched;
+  result.cpus = sc.plan.cpus;
+
+  auto probe_found = std::make_shared<std::vector<Violation>>();
+  bool probe_finished = run_with_timeout(
+      [probe_found, sc, probe] {
+        auto box = std::make_shared<LockBox<Lock>>(sc);
+        *probe_found = probe(box->lock);
+      },
+      sc.watchdog);
+  if (!probe_finished) {
+    result.hang_report.push_back(fmt::format(
+        "semantics probe (trylock/downgrade, two threads) did not finish within {:.1f}s",
+        std::chrono::duration<double>(sc.watchdog).count()));
+    summarize_run(result);
+    return result;
+  }
+
+  auto shared = std::make_shared<LockRunShared<Lock>>(sc);
+  for (const Violation& v : *probe_found) shared->violations.report(v.kind, v.thread, v.detail);
+
+  std::vector<std::thread> workers;
+  try {
+    for (int i = 0; i < sc.threads(); ++i) workers.emplace_back(worker, shared, i);
+  } catch (const std::system_error& e) {
+    // Out of threads (ulimit, memory): call the run off before it starts.
+    shared->stop.store(true);
+    for (auto& w : workers) w.join();
+    result.error = fmt::format("could not start worker thread {}: {}", workers.size(), e.what());
+    summarize_run(result);
+    return result;
+  }
+  drive_run(shared, workers, result);
+  if (result.hang_report.empty() && result.error.empty())
+    final_check(shared->lock, shared->violations);
+  shared->violations.copy_into(result);
+  summarize_run(result);
+  return result;
+}
+
+// Retries `ok()` for up to about 100 ms: a lock released by its last holder
+// may still be handing itself over to a waiter that has not yet run.
+template <class Fn>
+bool eventually(Fn ok) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (ok()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+}  // namespace rwstress
