@@ -101,6 +101,9 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   app.add_flag("--fail-fast", cfg.fail_fast, "stop at the first violation");
   app.add_flag("--verbose,-v", cfg.verbose, "per-thread results under each row");
   CLI::App* list = app.add_subcommand("list", "list every lock implementation");
+  CLI::App* selftest = app.add_subcommand(
+      "selftest", "run every busted lock where it must be caught and every correct lock as a control");
+  selftest->add_flag("--short", cfg.selftest_short, "shorter runs (CI): controls 100 ms, caps 2 s");
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -118,6 +121,13 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   if (list->parsed()) {
     CliOutcome out;
     out.action = CliAction::kList;
+    return out;
+  }
+
+  if (selftest->parsed()) {
+    CliOutcome out;
+    out.action = CliAction::kSelftest;
+    out.config = std::move(cfg);
     return out;
   }
 

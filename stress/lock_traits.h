@@ -112,6 +112,11 @@ bool try_down(L& lock) {
     return false;
 }
 
+// RCU-like: readers never exclude writers; they read a published version
+// (read_current()), and writers publish(new) and retire(old, seq) it.
+template <class L>
+concept SnapshotReads = requires { L::kSnapshotReads; };
+
 // A mutex whose holder may take it again (the big kernel lock).
 template <class L>
 concept Recursive = MutexLock<L> && requires { L::kRecursive; };

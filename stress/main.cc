@@ -11,6 +11,7 @@
 #include "platform/topology.h"
 #include "stress/cli.h"
 #include "stress/report.h"
+#include "stress/selftest.h"
 
 using namespace rwstress;
 
@@ -97,6 +98,13 @@ int main(int argc, char** argv) {
     case CliAction::kList:
       std::cout << console_lock_list();
       return 0;
+    case CliAction::kSelftest: {
+      SelftestOptions opt;
+      opt.short_form = outcome.config.selftest_short;
+      Topology topology = Topology::load_system();
+      int code = run_selftest(opt, topology, print);
+      _exit(code);  // hung busted locks leave threads that cannot be joined
+    }
     case CliAction::kRun:
       try {
         return run_main(std::move(outcome.config));

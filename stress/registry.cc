@@ -3,7 +3,17 @@
 #include <algorithm>
 
 #include "locks/rwlock/absl_rwmutex.h"
-#include "locks/rwlock/busted_noop.h"
+#include "locks/rwlock/brlock.h"
+#include "locks/rwlock/ck_rwlocks.h"
+#include "locks/rwlock/fair_rwlocks.h"
+#include "locks/rwlock/percpu_rwsem.h"
+#include "locks/rwlock/pref_rwlocks.h"
+#include "locks/rwlock/qrwlock.h"
+#include "locks/rwlock/rwsem_linux.h"
+#include "locks/rwlock/urcu_reference.h"
+#include "locks/busted/busted_mutexes.h"
+#include "locks/busted/busted_noop.h"
+#include "locks/busted/busted_rwlocks.h"
 #include "locks/rwlock/pthread_rwlock.h"
 #include "locks/rwlock/rwsem_aa.h"
 #include "locks/rwlock/rwsem_spinlock.h"
@@ -65,12 +75,39 @@ constexpr LockEntry kLocks[] = {
                               "together (as Linux 3.10)"),
     rwlock<RwsemSpinlock<>>("generic-spin", Fairness::kTaskFair,
                             "Linux 2.4.4-pre4 lib/rwsem-spinlock.c, David Howells"),
+    rwlock<LinuxRwsem<>>("linux-rwsem", Fairness::kUnfair,
+                         "Linux 5.x-6.x kernel/locking/rwsem.c: WRITER_LOCKED/WAITERS/HANDOFF, "
+                         "optimistic spinning, reader stealing (knobs: --rwsem-*)"),
+    rwlock<QRwlock<>>("qrwlock", Fairness::kTaskFair,
+                      "Linux 3.16+ queued rwlock: count word + qspinlock wait queue"),
+    rwlock<PercpuRwsem<>>("percpu-rwsem", Fairness::kUnfair,
+                          "Linux percpu-rwsem: per-CPU reader counts, membarrier(2) for rcu_sync "
+                          "(writer-biased; a write costs a membarrier)"),
+    rwlock<PhaseFairRwlock<>>("phase-fair", Fairness::kPhaseFair,
+                              "phase-fair ticket rwlock PF-T (Brandenburg & Anderson 2010)"),
+    rwlock<TaskFairRwlock<>>("task-fair", Fairness::kTaskFair,
+                             "fair reader-writer ticket lock (Mellor-Crummey & Scott 1991)"),
+    rwlock<ReaderPrefRwlock<>>("reader-pref", Fairness::kReaderPref,
+                               "reader-preference rwlock (classic Linux arch rwlock_t)"),
+    rwlock<WriterPrefRwlock<>>("writer-pref", Fairness::kWriterPref,
+                               "writer-preference rwlock (Courtois, Heymans & Parnas 1971)"),
+    rwlock<BigReaderLock<>>("brlock", Fairness::kUnfair,
+                            "big-reader lock: per-CPU reader spinlocks, writer takes all (Linux 2.4)"),
+    rwlock<UrcuReference>("urcu", Fairness::kReaderPref,
+                          "RCU reference on liburcu-memb: readers never wait, writers publish + "
+                          "synchronize_rcu/call_rcu"),
     rwlock<PthreadRwlock>("pthread-rwlock", Fairness::kReaderPref,
                           "glibc pthread_rwlock_t, default attributes (prefer reader)"),
     rwlock<StdSharedMutex>("std-shared-mutex", Fairness::kReaderPref,
                            "libstdc++ std::shared_mutex (on pthread_rwlock_t)"),
+    rwlock<PthreadRwlockPreferWriter>("pthread-rwlock-wp", Fairness::kWriterPref,
+                                      "glibc pthread_rwlock_t, "
+                                      "PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP"),
     rwlock<AbslRwMutex>("absl-mutex-rw", Fairness::kWriterPref,
                         "abseil absl::Mutex, ReaderLock/Lock, deadlock detection off"),
+    rwlock<CkRwlock>("ck-rwlock", Fairness::kWriterPref, "Concurrency Kit ck_rwlock"),
+    rwlock<CkPflock>("ck-pflock", Fairness::kPhaseFair, "Concurrency Kit ck_pflock (phase-fair)"),
+    rwlock<CkTflock>("ck-tflock", Fairness::kTaskFair, "Concurrency Kit ck_tflock (task-fair)"),
 
     semaphore<SemI386<>>("sem-i386", Fairness::kUnfair,
                          "Linux 2.4 i386 semaphore: count + sleepers, wake passes the baton"),
@@ -112,6 +149,31 @@ constexpr LockEntry kLocks[] = {
 
     rwlock<BustedNoop>("busted-noop", Fairness::kUnfair,
                        "positive control: every operation does nothing (must FAIL)", true),
+    rwlock<BustedReaderInWriter>("busted-reader-in-writer", Fairness::kReaderPref,
+                                 "readers admitted while a writer holds", true),
+    rwlock<BustedWriterInReaders>("busted-writer-in-readers", Fairness::kReaderPref,
+                                  "writer admitted while readers hold", true),
+    rwlock<BustedRacyReaders>("busted-racy-readers", Fairness::kReaderPref,
+                              "non-atomic reader count (load + store)", true),
+    rwlock<BustedDowngrade>("busted-downgrade", Fairness::kReaderPref,
+                            "downgrade_write lets a writer in", true),
+    rwlock<ReaderPrefRwlock<>>("busted-unfair-claims-fair", Fairness::kTaskFair,
+                               "reader-preference lock that declares itself task-fair", true),
+    mutex<BustedRacyTas>("busted-racy-tas", Fairness::kUnfair, "non-atomic test-and-set", true),
+    mutex<BustedLyingTrylock>("busted-lying-trylock", Fairness::kUnfair,
+                              "trylock reports success while the lock is held", true),
+    mutex<BustedTicketWrap>("busted-ticket-wrap", Fairness::kTaskFair,
+                            "ticket lock whose 2-bit tickets wrap with 5+ waiters", true),
+    mutex<BustedEarlyRelease>("busted-early-release", Fairness::kUnfair,
+                              "release visible before the last protected store (emulated)", true),
+    mutex<BustedSleepingMutex<WaiterBug::kLostWakeup>>(
+        "busted-lost-wakeup", Fairness::kTaskFair,
+        "waiter re-arms its wake word after checking its grant: lost wake-up", true),
+    mutex<BustedSleepingMutex<WaiterBug::kSpuriousGrant>>(
+        "busted-spurious-grant", Fairness::kTaskFair,
+        "waiter takes any futex return as the grant", true),
+    semaphore<BustedSemDoubleUp>("busted-sem-double-up", Fairness::kTaskFair,
+                                 "up() hands the unit to a waiter and also raises the count", true),
 };
 
 }  // namespace

@@ -46,6 +46,7 @@ struct RunConfig {
   bool fail_fast = false;
   bool verbose = false;
   std::string json_path;
+  bool selftest_short = false;  // rwstress selftest --short
 
   bool selects(Family f) const;
 

@@ -10,7 +10,9 @@
 // sixteen ends with downgrade_write, chosen from the thread's seeded stream.
 #pragma once
 
+#include <climits>
 #include <random>
+#include <type_traits>
 #include <thread>
 
 #include "stress/family_run.h"
@@ -18,9 +20,42 @@
 
 namespace rwstress {
 
+// RCU-like locks: a reader must see one whole version, never a torn or a
+// freed (poisoned) one. Readers are counted only to show that they overlap.
+template <class Lock>
+void check_snapshot(LockRunShared<Lock>& s, int index, ThreadResult& r) {
+  int inside = s.bound.enter(index, INT_MAX, s.violations);
+  if (inside > 1) ++r.reader_overlaps;
+  if (inside > r.max_readers_seen) r.max_readers_seen = inside;
+  const auto* v = s.lock.read_current();
+  const std::uint64_t first = v->words[0].load(std::memory_order_relaxed);
+  spin_work(s.scenario.cs_read_loops);
+  for (const auto& w : v->words) {
+    const std::uint64_t x = w.load(std::memory_order_relaxed);
+    if (x == v->kPoison || x != first) {
+      s.violations.report(ViolationKind::kTornRecord, index,
+                          x == v->kPoison ? "a reader saw a version that was already freed"
+                                          : fmt::format("a reader saw a torn version: {} and {}",
+                                                        describe_record_value(first),
+                                                        describe_record_value(x)));
+      break;
+    }
+  }
+  s.bound.exit();
+}
+
 template <class Lock>
 void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng) {
   ThreadResult& r = slot.result;
+  if constexpr (SnapshotReads<Lock>) {
+    slot.phase.store(Phase::kDownRead, std::memory_order_relaxed);
+    s.lock.down_read();
+    slot.phase.store(Phase::kHoldRead, std::memory_order_relaxed);
+    check_snapshot(s, index, r);
+    slot.phase.store(Phase::kUpRead, std::memory_order_relaxed);
+    s.lock.up_read();
+    return;
+  }
   acquire<HasReadTrylock<Lock>>(
       slot, rng, Phase::kReadTrylock, Phase::kDownRead,
       [&] { return try_down_read(s.lock); }, [&] { s.lock.down_read(); });
@@ -39,6 +74,19 @@ template <class Lock>
 void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng,
                     std::uint64_t seq) {
   ThreadResult& r = slot.result;
+  if constexpr (SnapshotReads<Lock>) {
+    slot.phase.store(Phase::kDownWrite, std::memory_order_relaxed);
+    s.lock.down_write();
+    slot.phase.store(Phase::kHoldWrite, std::memory_order_relaxed);
+    s.exclusion.writer_enter(index, s.violations);
+    spin_work(s.scenario.cs_write_loops);
+    auto* old = s.lock.publish(new typename Lock::Version(record_value(index, seq)));
+    s.exclusion.writer_exit();
+    slot.phase.store(Phase::kUpWrite, std::memory_order_relaxed);
+    s.lock.up_write();
+    s.lock.retire(old, seq);
+    return;
+  }
   acquire<HasWriteTrylock<Lock>>(
       slot, rng, Phase::kWriteTrylock, Phase::kDownWrite,
       [&] { return try_down_write(s.lock); }, [&] { s.lock.down_write(); });

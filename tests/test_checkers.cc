@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "locks/rwlock/busted_noop.h"
+#include "locks/busted/busted_noop.h"
 #include "locks/rwlock/rwsem_xadd.h"
 #include "stress/checkers.h"
 #include "stress/rwlock_run.h"

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stress/cli.h"
+#include "stress/registry.h"
 #include "tests/test_support.h"
 
 using namespace rwstress;
@@ -31,7 +32,7 @@ BOOST_AUTO_TEST_CASE(defaults_are_the_seed_003_rw_test) {
   BOOST_TEST(o.config.readers == 4);
   BOOST_TEST(o.config.writers == 2);
   BOOST_TEST(!o.config.sched);
-  BOOST_TEST(o.config.locks.size() == 7u);  // every correct rwlock
+  BOOST_TEST(o.config.locks.size() == 20u);  // every correct rwlock
 }
 
 BOOST_AUTO_TEST_CASE(options_parse_into_typed_values) {
@@ -65,9 +66,33 @@ BOOST_AUTO_TEST_CASE(unknown_lock_lists_the_valid_names) {
 }
 
 BOOST_AUTO_TEST_CASE(lock_groups_select_families) {
-  BOOST_TEST(parse({"--lock", "busted"}).config.locks.size() == 1u);
-  BOOST_TEST(parse({"--lock", "all"}).config.locks.size() == 7u);
-  BOOST_TEST(parse({"--lock", "rwlock,xadd"}).config.locks.size() == 7u);  // no duplicates
+  BOOST_TEST(parse({"--lock", "busted"}).config.locks.size() == 13u);
+  BOOST_TEST(parse({"--lock", "all"}).config.locks.size() == 43u);  // 20 + 5 + 18
+  BOOST_TEST(parse({"--lock", "rwlock,xadd"}).config.locks.size() == 20u);  // no duplicates
+  BOOST_TEST(parse({"--lock", "semaphore"}).config.locks.size() == 5u);
+  BOOST_TEST(parse({"--lock", "mutex"}).config.locks.size() == 18u);
+}
+
+// Semaphores and mutexes have threads, not readers and writers.
+BOOST_AUTO_TEST_CASE(family_thread_options) {
+  auto sem = parse({"--lock", "semaphore", "--count", "3", "--threads", "5"});
+  BOOST_REQUIRE(sem.action == CliAction::kRun);
+  BOOST_TEST(sem.config.count == 3);
+  BOOST_TEST(sem.config.threads == 5);
+  BOOST_TEST(sem.config.scenario_for(sem.config.locks[0]->meta).writers == 5);
+  BOOST_TEST(sem.config.scenario_for(sem.config.locks[0]->meta).readers == 0);
+  BOOST_TEST(parse({"--lock", "mutex", "--writers", "6"}).config.threads == 6);  // alias
+  BOOST_TEST(parse({"--lock", "mutex", "--readers", "2"}).exit_code == 2);
+  BOOST_TEST(parse({"--lock", "mutex", "--readers", "2"}).output.find("no shared mode") !=
+             std::string::npos);
+  BOOST_TEST(parse({"--lock", "xadd", "--threads", "2"}).exit_code == 2);
+  BOOST_TEST(parse({"--lock", "ticket", "--count", "2"}).exit_code == 2);
+  BOOST_TEST(parse({"--lock", "mutex", "--threads", "2", "--writers", "3"}).exit_code == 2);
+  auto tuned = parse({"--lock", "linux-rwsem", "--rwsem-handoff", "off", "--spin-limit", "0"});
+  BOOST_REQUIRE(tuned.action == CliAction::kRun);
+  BOOST_TEST(!tuned.config.tuning.handoff);
+  BOOST_TEST(tuned.config.tuning.spin_limit == 0);
+  BOOST_TEST(parse({"--lock", "linux-rwsem", "--rwsem-handoff", "maybe"}).exit_code == 2);
 }
 
 BOOST_AUTO_TEST_CASE(bad_counts_are_usage_errors) {
@@ -193,10 +218,30 @@ BOOST_AUTO_TEST_CASE(binary_pass_run_writes_schema_1_json) {
   BOOST_TEST(run["reads"].get<std::uint64_t>() > 0u);
 }
 
+// The short selftest: every busted lock caught, every control PASS.
+BOOST_AUTO_TEST_CASE(binary_selftest_short_passes) {
+  auto r = test::run_rwstress("selftest --short");
+  BOOST_TEST(r.exit_code == 0, r.out);
+  BOOST_TEST(r.out.find("MISSED") == std::string::npos);
+  BOOST_TEST(r.out.find("FLAGGED") == std::string::npos);
+  BOOST_TEST(r.out.find("busted-lost-wakeup") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(binary_family_runs_pass) {
+  auto sem = test::run_rwstress("--lock kernel-sem,sem-i386 --count 2 --threads 4 --duration 300ms");
+  BOOST_TEST(sem.exit_code == 0, sem.out);
+  BOOST_TEST(sem.out.find("4T/c2") != std::string::npos);
+  auto mtx = test::run_rwstress("--lock qspinlock,mcs --threads 3 --duration 300ms");
+  BOOST_TEST(mtx.exit_code == 0, mtx.out);
+  auto bad = test::run_rwstress("--lock mutex --readers 2");
+  BOOST_TEST(bad.exit_code == 2);
+}
+
 BOOST_AUTO_TEST_CASE(binary_list_shows_every_lock) {
   test::ProcessResult r = test::run_rwstress("list");
   BOOST_TEST(r.exit_code == 0);
-  for (const char* name : {"aa-rwsem", "xadd", "xadd-unfair", "generic-spin", "pthread-rwlock",
-                           "std-shared-mutex", "absl-mutex-rw", "busted-noop"})
-    BOOST_TEST(r.out.find(name) != std::string::npos, name);
+  for (const auto& e : lock_registry())
+    BOOST_TEST(r.out.find(std::string(e.meta.name)) != std::string::npos, e.meta.name);
+  for (const char* family : {"rwlock:", "semaphore:", "mutex:", "busted"})
+    BOOST_TEST(r.out.find(family) != std::string::npos, family);
 }

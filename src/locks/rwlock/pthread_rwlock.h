@@ -26,6 +26,18 @@ class PthreadRwlock {
   bool down_read_trylock() noexcept { return pthread_rwlock_tryrdlock(&rw_) == 0; }
   bool down_write_trylock() noexcept { return pthread_rwlock_trywrlock(&rw_) == 0; }
 
+ protected:
+  // kind: PTHREAD_RWLOCK_PREFER_READER_NP (default) or
+  // PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP (waiting writers block new
+  // readers: writer preference).
+  explicit PthreadRwlock(int kind) noexcept {
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, kind);
+    pthread_rwlock_init(&rw_, &attr);
+    pthread_rwlockattr_destroy(&attr);
+  }
+
  private:
   // An error from a blocking call means the harness misused the lock.
   static void must(int rc) noexcept {
@@ -33,6 +45,12 @@ class PthreadRwlock {
   }
 
   pthread_rwlock_t rw_;
+};
+
+class PthreadRwlockPreferWriter : public PthreadRwlock {
+ public:
+  PthreadRwlockPreferWriter() noexcept
+      : PthreadRwlock(PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP) {}
 };
 
 }  // namespace rwstress

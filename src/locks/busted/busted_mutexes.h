@@ -1,0 +1,211 @@
+// The busted zoo, mutex and semaphore part (see busted_rwlocks.h).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "locks/hooks.h"
+#include "locks/raw_spinlock.h"
+#include "locks/rwlock/rwsem_waiter.h"
+#include "locks/spin_wait.h"
+#include "platform/futex.h"
+
+namespace rwstress {
+
+// busted-racy-tas: test-and-set done as a load and a store: two threads
+// both see 0 and both store 1.
+class BustedRacyTas {
+ public:
+  void lock() noexcept {
+    spin_until<NoHooks>([&] {
+      if (locked_.load(std::memory_order_acquire)) return false;
+      locked_.store(1, std::memory_order_relaxed);
+      return true;
+    });
+  }
+  void unlock() noexcept { locked_.store(0, std::memory_order_release); }
+
+ private:
+  std::atomic<std::uint32_t> locked_{0};
+};
+
+// busted-lying-trylock: trylock reports success whether or not it got the
+// lock (the inverted return value of the kernel's down_trylock, which
+// returns 0 on success, is the classic way to write this).
+class BustedLyingTrylock {
+ public:
+  void lock() noexcept { l_.lock(); }
+  bool trylock() noexcept {
+    l_.trylock();
+    return true;
+  }
+  void unlock() noexcept { l_.unlock(); }
+
+ private:
+  RawSpinlock<> l_;
+};
+
+// busted-ticket-wrap: a ticket lock whose tickets are two bits wide. With
+// more than four threads waiting, two hold the same ticket and enter
+// together (Linux x86 used 8-bit tickets, valid only below 256 CPUs).
+class BustedTicketWrap {
+ public:
+  void lock() noexcept {
+    const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed) & kMask;
+    spin_until<NoHooks>([&] { return (owner_.load(std::memory_order_acquire) & kMask) == ticket; });
+  }
+  void unlock() noexcept {
+    owner_.store((owner_.load(std::memory_order_relaxed) + 1) & kMask, std::memory_order_release);
+  }
+
+ private:
+  static constexpr std::uint32_t kMask = 0x3;
+  std::atomic<std::uint32_t> next_{0};
+  std::atomic<std::uint32_t> owner_{0};
+};
+
+// busted-early-release: the unlock becomes visible before the critical
+// section's last stores -- a release written without release ordering
+// (WRITE_ONCE for smp_store_release) on a weakly ordered CPU. x86 keeps
+// stores in order, so the lock emulates the reordering: a waiter that has
+// watched the same holder for kVisibleAfter turns treats the lock as
+// released, as if the holder's unlock store had overtaken its stores.
+class BustedEarlyRelease {
+ public:
+  void lock() noexcept {
+    std::uint32_t seen = word_.load(std::memory_order_relaxed), same = 0;
+    for (;;) {
+      if (!(seen & 1) && word_.compare_exchange_weak(seen, seen + 1, std::memory_order_acquire))
+        return;
+      std::uint32_t now = word_.load(std::memory_order_relaxed);
+      same = now == seen ? same + 1 : 0;
+      seen = now;
+      if (same >= kVisibleAfter && word_.compare_exchange_weak(seen, seen + 2,
+                                                               std::memory_order_acquire))
+        return;  // "saw" the release that has not happened yet
+      cpu_relax();
+    }
+  }
+  void unlock() noexcept {
+    std::uint32_t c = word_.load(std::memory_order_relaxed);
+    // Clear the held bit if it is still ours to clear; a thief keeps it set.
+    while (!word_.compare_exchange_weak(c, (c | 1) + 1, std::memory_order_release)) {
+    }
+  }
+
+ private:
+  static constexpr std::uint32_t kVisibleAfter = 2000;
+  std::atomic<std::uint32_t> word_{0};  // bit 0: held; the rest counts hand-overs
+};
+
+// A FIFO sleeping mutex in the style of the kernel semaphore's slow path,
+// with one of two waiter bugs:
+//   kLostWakeup: the waiter checks its grant, then re-arms its wake word and
+//     sleeps. A grant landing between the check and the re-arm is lost: the
+//     waiter sleeps forever (HANG). The window is a few instructions wide.
+//   kSpuriousGrant: the waiter sleeps once and takes any return from
+//     futex_wait as the grant. futex(2) returns on signals and spuriously,
+//     so the waiter walks in while another thread holds the lock (FAIL).
+enum class WaiterBug { kLostWakeup, kSpuriousGrant };
+
+template <WaiterBug kBug, class Hooks = NoHooks>
+class BustedSleepingMutex {
+ public:
+  void lock() noexcept {
+    lock_.lock();
+    if (!held_) {
+      held_ = true;
+      lock_.unlock();
+      return;
+    }
+    // One waiter record per thread, not on the stack: the spurious-grant
+    // waiter leaves before its waker is done with the record.
+    static thread_local Waiter w;
+    w.node.waiting.store(1, std::memory_order_relaxed);
+    w.granted.store(false, std::memory_order_relaxed);
+    list_.push_back(&w.node);
+    lock_.unlock();
+    Hooks::at(HookPoint::kAfterEnqueue);
+    if constexpr (kBug == WaiterBug::kLostWakeup) {
+      while (!w.granted.load(std::memory_order_acquire)) {
+        Hooks::at(HookPoint::kBeforeSleep);
+        w.node.waiting.store(1, std::memory_order_relaxed);  // bug: re-armed after the check
+        futex_wait<Hooks>(w.node.waiting, 1);
+        Hooks::at(HookPoint::kAfterWake);
+      }
+    } else {
+      Hooks::at(HookPoint::kBeforeSleep);
+      futex_wait<Hooks>(w.node.waiting, 1);  // bug: any return is "granted"
+      Hooks::at(HookPoint::kAfterWake);
+    }
+  }
+
+  void unlock() noexcept {
+    lock_.lock();
+    RwsemWaiter* next = list_.front();
+    if (!next) {
+      held_ = false;
+      lock_.unlock();
+      return;
+    }
+    list_.remove(next);  // ownership passes to it: held_ stays true
+    lock_.unlock();
+    auto* w = reinterpret_cast<Waiter*>(next);
+    Hooks::at(HookPoint::kBeforeWake);
+    next->waiting.store(0, std::memory_order_release);
+    w->granted.store(true, std::memory_order_release);
+    futex_wake(next->waiting);
+  }
+
+ private:
+  struct Waiter {
+    RwsemWaiter node{true};  // first: the list holds &node
+    std::atomic<bool> granted{false};
+  };
+
+  RawSpinlock<Hooks> lock_;
+  bool held_ = false;  // under lock_
+  RwsemWaitList list_;
+};
+
+// busted-sem-double-up: the kernel semaphore's up() that hands its unit to
+// the first waiter *and* raises the count, so one more thread than the
+// count gets in.
+class BustedSemDoubleUp {
+ public:
+  explicit BustedSemDoubleUp(int count) noexcept : count_(count) {}
+
+  void down() noexcept {
+    lock_.lock();
+    if (count_ > 0) {
+      --count_;
+      lock_.unlock();
+      return;
+    }
+    RwsemWaiter w(false);
+    list_.push_back(&w);
+    lock_.unlock();
+    rwsem_wait_for_grant<NoHooks>(w);
+  }
+  bool down_trylock() noexcept {
+    SpinGuard guard(lock_);
+    if (count_ <= 0) return false;
+    --count_;
+    return true;
+  }
+  void up() noexcept {
+    lock_.lock();
+    RwsemWaiter* w = list_.front();
+    ++count_;  // bug: also done when the unit goes to a waiter below
+    if (w) list_.remove(w);
+    lock_.unlock();
+    if (w) rwsem_grant(w);
+  }
+
+ private:
+  RawSpinlock<> lock_;
+  int count_;
+  RwsemWaitList list_;
+};
+
+}  // namespace rwstress

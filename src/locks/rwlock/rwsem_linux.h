@@ -1,0 +1,307 @@
+// LinuxRwsem: the modern Linux rwsem (kernel/locking/rwsem.c as of Linux
+// 5.x-6.x: Waiman Long's rework), without RT-task and debug paths.
+//
+// Count word (long):
+//   bit 0      RWSEM_WRITER_LOCKED
+//   bit 1      RWSEM_FLAG_WAITERS: the wait list is not empty
+//   bit 2      RWSEM_FLAG_HANDOFF: the lock belongs to the first waiter next
+//   bits 8-62  reader count (RWSEM_READER_BIAS = 1 << 8)
+// Fast paths: a reader adds READER_BIAS and is in unless WRITER_LOCKED,
+// WAITERS or HANDOFF was set; a writer cmpxchg's 0 -> WRITER_LOCKED.
+// Slow paths:
+//   - a writer spins optimistically (at most tuning.spin_limit turns) trying
+//     to take a free lock before queueing;
+//   - a reader whose bias went in while no writer holds and no hand-off is
+//     pending keeps the lock even past queued writers (reader lock
+//     stealing, tuning.reader_steal), and wakes the readers queued behind;
+//   - waiters queue FIFO under wait_lock and sleep on their own futex word;
+//     a release that finds WAITERS wakes the front: a writer to retry, or
+//     every queued reader (up to 256) granted at once;
+//   - a first waiter that has waited longer than tuning.handoff_after_us
+//     sets HANDOFF (tuning.handoff): nobody may then steal the lock, and it
+//     goes to that waiter;
+//   - downgrade_write turns the write hold into a read hold and wakes the
+//     queued readers.
+// Fairness: unfair (stealing) with bounded waiting when hand-off is on.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+#include "locks/hooks.h"
+#include "locks/lock_tuning.h"
+#include "locks/raw_spinlock.h"
+#include "locks/rwlock/rwsem_waiter.h"
+#include "platform/cpu_relax.h"
+
+namespace rwstress {
+
+struct LinuxRwsemWaiter : RwsemWaiter {
+  using RwsemWaiter::RwsemWaiter;
+  std::chrono::steady_clock::time_point timeout;
+  bool handoff_set = false;
+};
+
+template <class Hooks = NoHooks>
+class LinuxRwsem {
+ public:
+  static constexpr long kWriterLocked = 1L << 0;
+  static constexpr long kWaiters = 1L << 1;
+  static constexpr long kHandoff = 1L << 2;
+  static constexpr long kReaderBias = 1L << 8;
+  static constexpr long kReaderMask = ~(kReaderBias - 1);
+  static constexpr long kLockMask = kWriterLocked | kReaderMask;
+  static constexpr long kReadFailedMask = kWriterLocked | kWaiters | kHandoff;
+  static constexpr int kMaxReadersWakeup = 256;
+
+  LinuxRwsem() = default;
+  explicit LinuxRwsem(const LockTuning& t) : tuning_(t) {}
+
+  void down_read() noexcept {
+    long c = count_.fetch_add(kReaderBias, std::memory_order_acquire);
+    if (!(c & kReadFailedMask)) return;
+    read_slowpath(c + kReaderBias);
+  }
+
+  bool down_read_trylock() noexcept {
+    long c = count_.load(std::memory_order_relaxed);
+    while (!(c & kReadFailedMask))
+      if (count_.compare_exchange_weak(c, c + kReaderBias, std::memory_order_acquire,
+                                       std::memory_order_relaxed))
+        return true;
+    return false;
+  }
+
+  void up_read() noexcept {
+    long c = count_.fetch_sub(kReaderBias, std::memory_order_release) - kReaderBias;
+    if ((c & (kLockMask | kWaiters)) == kWaiters) wake(WakeType::kAny);
+  }
+
+  void down_write() noexcept {
+    long expected = 0;
+    if (!count_.compare_exchange_strong(expected, kWriterLocked, std::memory_order_acquire,
+                                        std::memory_order_relaxed))
+      write_slowpath();
+    owner_.store(self(), std::memory_order_relaxed);
+  }
+
+  bool down_write_trylock() noexcept {
+    long expected = 0;
+    if (!count_.compare_exchange_strong(expected, kWriterLocked, std::memory_order_acquire,
+                                        std::memory_order_relaxed))
+      return false;
+    owner_.store(self(), std::memory_order_relaxed);
+    return true;
+  }
+
+  void up_write() noexcept {
+    owner_.store(nullptr, std::memory_order_relaxed);
+    long c = count_.fetch_sub(kWriterLocked, std::memory_order_release);
+    if (c & kWaiters) wake(WakeType::kAny);
+  }
+
+  void downgrade_write() noexcept {
+    owner_.store(nullptr, std::memory_order_relaxed);
+    long c = count_.fetch_add(kReaderBias - kWriterLocked, std::memory_order_acq_rel);
+    if (c & kWaiters) wake(WakeType::kReadOwned);
+  }
+
+  long count_for_test() const noexcept { return count_.load(); }
+
+ private:
+  enum class WakeType { kAny, kReaders, kReadOwned };
+
+  // Readers to grant, collected under wait_lock and granted after it (a
+  // granted reader is off the list and waits for its word, so its record
+  // lives until the grant). A writer is only woken to retry: it may take
+  // the lock and return before we get to it, so its word is cleared under
+  // wait_lock and only the futex address is kept for after.
+  struct WakeList {
+    RwsemWaiter* readers[kMaxReadersWakeup];
+    int n = 0;
+    std::atomic<std::uint32_t>* writer_word = nullptr;
+    void add(RwsemWaiter* w) noexcept { readers[n++] = w; }
+    void wake_writer(RwsemWaiter* w) noexcept {
+      w->waiting.store(0, std::memory_order_release);
+      writer_word = &w->waiting;
+    }
+    void grant_all() noexcept {
+      if (n || writer_word) Hooks::at(HookPoint::kBeforeWake);
+      for (int i = 0; i < n; ++i) rwsem_grant(readers[i]);
+      if (writer_word) futex_wake(*writer_word);
+      n = 0;
+      writer_word = nullptr;
+    }
+  };
+
+  static const void* self() noexcept {
+    static thread_local char token;
+    return &token;
+  }
+
+  void wake(WakeType type) noexcept {
+    WakeList wl;
+    wait_lock_.lock();
+    if (!list_.empty()) mark_wake(type, wl);
+    wait_lock_.unlock();
+    wl.grant_all();
+  }
+
+  // rwsem_mark_wake(): under wait_lock. A writer at the front is only woken
+  // (it takes the lock itself); readers at the front are granted, every
+  // queued reader with them, and their bias added here.
+  void mark_wake(WakeType type, WakeList& wl) noexcept {
+    auto* first = static_cast<LinuxRwsemWaiter*>(list_.front());
+    if (first->wants_write) {
+      if (type == WakeType::kAny) wl.wake_writer(first);
+      return;
+    }
+    long adjustment = 0;
+    if (type != WakeType::kReadOwned) {
+      adjustment = kReaderBias;
+      long old = count_.fetch_add(adjustment, std::memory_order_acquire);
+      if (old & kWriterLocked) {
+        // A writer stole the lock. A reader that has waited too long asks
+        // for the hand-off.
+        if (tuning_.handoff && !(old & kHandoff) &&
+            std::chrono::steady_clock::now() > first->timeout) {
+          adjustment -= kHandoff;
+          first->handoff_set = true;
+        }
+        count_.fetch_sub(adjustment, std::memory_order_relaxed);
+        return;
+      }
+    }
+    int woken = 0;
+    for (RwsemWaiter* w = list_.front(); w && woken < kMaxReadersWakeup;) {
+      RwsemWaiter* next = list_.next_of(w);
+      if (!w->wants_write) {
+        list_.remove(w);
+        wl.add(w);
+        ++woken;
+      }
+      w = next;
+    }
+    long add = long(woken) * kReaderBias - adjustment;
+    long now = count_.load(std::memory_order_relaxed);
+    if (list_.empty()) add -= kWaiters;
+    if (woken && (now & kHandoff)) add -= kHandoff;
+    count_.fetch_add(add, std::memory_order_relaxed);
+  }
+
+  void read_slowpath(long c) noexcept {
+    // Reader lock stealing: our bias is in and no writer holds or is owed
+    // the lock, so we hold it. The first reader in also wakes the queued
+    // readers, who may share it.
+    if (tuning_.reader_steal && !(c & (kWriterLocked | kHandoff))) {
+      if ((c & kReaderMask) == kReaderBias && (c & kWaiters)) wake(WakeType::kReadOwned);
+      return;
+    }
+    LinuxRwsemWaiter w(false);
+    w.timeout = std::chrono::steady_clock::now() +
+                std::chrono::microseconds(tuning_.handoff_after_us);
+    long adjustment = -kReaderBias;
+    WakeList wl;
+    wait_lock_.lock();
+    if (list_.empty()) {
+      // Nobody queued and no writer: our bias already holds the lock.
+      if (!(count_.load(std::memory_order_acquire) & (kWriterLocked | kHandoff))) {
+        wait_lock_.unlock();
+        return;
+      }
+      adjustment += kWaiters;
+    }
+    list_.push_back(&w);
+    Hooks::at(HookPoint::kAfterEnqueue);
+    c = count_.fetch_add(adjustment, std::memory_order_acq_rel) + adjustment;
+    // The holders left meanwhile: wake the front, which may be us.
+    if (!(c & kLockMask)) mark_wake(WakeType::kAny, wl);
+    wait_lock_.unlock();
+    wl.grant_all();
+    rwsem_wait_for_grant<Hooks>(w);
+  }
+
+  // rwsem_try_write_lock(): under wait_lock.
+  bool try_write_lock(LinuxRwsemWaiter& w) noexcept {
+    const bool first = list_.front() == &w;
+    long c = count_.load(std::memory_order_relaxed), next;
+    do {
+      const bool has_handoff = c & kHandoff;
+      if (has_handoff && !first) return false;
+      next = c;
+      if (c & kLockMask) {
+        if (has_handoff || !first || !tuning_.handoff ||
+            std::chrono::steady_clock::now() < w.timeout)
+          return false;
+        next |= kHandoff;
+      } else {
+        next = (next | kWriterLocked) & ~kHandoff;
+        if (first && !list_.next_of(&w)) next &= ~kWaiters;
+      }
+    } while (!count_.compare_exchange_weak(c, next, std::memory_order_acquire,
+                                           std::memory_order_relaxed));
+    if (next & kHandoff) {
+      w.handoff_set = true;
+      return false;
+    }
+    list_.remove(&w);
+    return true;
+  }
+
+  // Optimistic spinning: try to take a free lock without queueing.
+  bool spin_for_write() noexcept {
+    for (int i = 0; i < tuning_.spin_limit; ++i) {
+      long c = count_.load(std::memory_order_relaxed);
+      if (!(c & (kLockMask | kHandoff)) &&
+          count_.compare_exchange_weak(c, c | kWriterLocked, std::memory_order_acquire,
+                                       std::memory_order_relaxed))
+        return true;
+      Hooks::at(HookPoint::kSpinIteration);
+      cpu_relax();
+    }
+    return false;
+  }
+
+  void write_slowpath() noexcept {
+    if (spin_for_write()) return;
+    LinuxRwsemWaiter w(true);
+    w.timeout = std::chrono::steady_clock::now() +
+                std::chrono::microseconds(tuning_.handoff_after_us);
+    WakeList wl;
+    wait_lock_.lock();
+    const bool was_empty = list_.empty();
+    list_.push_back(&w);
+    Hooks::at(HookPoint::kAfterEnqueue);
+    if (was_empty) {
+      count_.fetch_or(kWaiters, std::memory_order_relaxed);
+    } else {
+      // Not first: if no writer holds, the readers at the front may go.
+      long c = count_.load(std::memory_order_relaxed);
+      if (!(c & kWriterLocked))
+        mark_wake((c & kReaderMask) ? WakeType::kReaders : WakeType::kAny, wl);
+    }
+    for (;;) {
+      if (try_write_lock(w)) break;
+      w.waiting.store(1, std::memory_order_relaxed);  // armed before wait_lock drops
+      wait_lock_.unlock();
+      wl.grant_all();
+      while (w.waiting.load(std::memory_order_acquire)) {
+        Hooks::at(HookPoint::kBeforeSleep);
+        futex_wait<Hooks>(w.waiting, 1);
+        Hooks::at(HookPoint::kAfterWake);
+      }
+      wait_lock_.lock();
+    }
+    wait_lock_.unlock();
+    wl.grant_all();
+  }
+
+  std::atomic<long> count_{0};
+  std::atomic<const void*> owner_{nullptr};
+  LockTuning tuning_;
+  RawSpinlock<Hooks> wait_lock_;
+  RwsemWaitList list_;
+};
+
+}  // namespace rwstress

@@ -1,0 +1,153 @@
+#include "stress/selftest.h"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "injectors/selftest_hooks.h"
+#include "locks/busted/busted_mutexes.h"
+#include "stress/mutex_run.h"
+#include "stress/registry.h"
+
+namespace rwstress {
+
+namespace {
+
+// Where a busted lock is caught: its threads, critical section, and, for
+// the narrow-window bugs, the injecting instantiation of the same lock.
+struct BustedCase {
+  std::string_view lock;
+  std::string_view bug_class;
+  Verdict expected;
+  bool hang_also_caught = false;  // lost updates may show as FAIL or as HANG
+  int readers = 3, writers = 2;   // rwlocks; mutexes and semaphores use `writers` threads
+  std::uint64_t cs_read = 0;
+  std::string_view injection = {};  // what the injected run adds
+  RunFn injected = nullptr;
+};
+
+const BustedCase kCases[] = {
+    {"busted-noop", "no exclusion at all (positive control)", Verdict::kFail},
+    {"busted-reader-in-writer", "readers admitted while a writer holds", Verdict::kFail},
+    {"busted-writer-in-readers", "writer admitted while readers hold", Verdict::kFail},
+    {"busted-racy-readers", "non-atomic reader count", Verdict::kFail, true},
+    {"busted-downgrade", "downgrade_write lets a writer in", Verdict::kFail},
+    {"busted-unfair-claims-fair", "declares task-fair, starves writers", Verdict::kStarved, false, 4,
+     1, 20000},
+    {"busted-racy-tas", "non-atomic test-and-set", Verdict::kFail, false, 0, 4},
+    {"busted-lying-trylock", "trylock succeeds while held", Verdict::kFail, false, 0, 3},
+    {"busted-ticket-wrap", "ticket wraps too early (2-bit tickets)", Verdict::kFail, true, 0, 8},
+    {"busted-early-release", "release before the last protected store", Verdict::kFail, false, 0,
+     4},
+    {"busted-lost-wakeup", "lost wake-up between enqueue and sleep", Verdict::kHang, false, 0, 4,
+     0, "sleep 200us at before-sleep",
+     &run_mutex<BustedSleepingMutex<WaiterBug::kLostWakeup, WidenSleepWindow>>},
+    {"busted-spurious-grant", "spurious futex return taken as a grant", Verdict::kFail, true, 0, 4,
+     0, "futex_wait returns spuriously 1 in 4",
+     &run_mutex<BustedSleepingMutex<WaiterBug::kSpuriousGrant, SpuriousFutexReturns>>},
+    {"busted-sem-double-up", "up() hands off and increments", Verdict::kFail, false, 0, 4},
+};
+
+bool caught(const BustedCase& c, Verdict v) {
+  return v == c.expected || (c.hang_also_caught && v == Verdict::kHang);
+}
+
+constexpr const char* kRow = "{:<26} {:<42} {:<8} {:<8} {:>8}  {}";
+
+}  // namespace
+
+int run_selftest(const SelftestOptions& opt, const Topology& topology,
+                 const std::function<void(const std::string&)>& print) {
+  using Clock = std::chrono::steady_clock;
+  const auto cap = opt.short_form ? std::chrono::seconds(2) : std::chrono::seconds(5);
+  const auto control_time = opt.short_form ? std::chrono::milliseconds(100)
+                                           : std::chrono::milliseconds(300);
+  const std::vector<int> cpus = topology.placement_order(Placement::kCompact);
+  int failures = 0;
+
+  auto run_timed = [&](RunFn fn, const LockMeta& meta, Scenario sc, double* seconds) {
+    sc.plan = topology.plan(sc.threads(), cpus);
+    sc.topology = &topology;
+    auto t0 = Clock::now();
+    RunResult r = fn(sc, meta);
+    *seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return r;
+  };
+  auto base = [&](Family f) {
+    Scenario sc;
+    sc.family = f;
+    sc.seed = opt.seed;
+    sc.count = 2;
+    return sc;
+  };
+
+  print(fmt::format("busted locks: each run stops at its first violation (cap {}s, watchdog 2s)",
+                    cap.count()));
+  print(fmt::format(fmt::runtime(kRow), "LOCK", "BUG CLASS", "EXPECTED", "OBSERVED", "SECONDS",
+                    "RESULT"));
+  for (const BustedCase& c : kCases) {
+    const LockEntry* e = find_lock(c.lock);
+    if (!e) {
+      print(fmt::format("{}: not registered", c.lock));
+      ++failures;
+      continue;
+    }
+    Scenario sc = base(e->meta.family);
+    sc.readers = e->meta.family == Family::kRwlock ? c.readers : 0;
+    sc.writers = c.writers;
+    sc.cs_read_loops = c.cs_read;
+    sc.duration = cap;
+    sc.watchdog = std::chrono::seconds(2);
+    sc.fail_fast = c.expected != Verdict::kStarved;
+    auto row = [&](RunFn fn, std::string_view how) {
+      double secs = 0;
+      RunResult r = run_timed(fn, e->meta, sc, &secs);
+      bool ok = caught(c, r.verdict);
+      std::string result = ok ? "caught" : "MISSED";
+      if (!how.empty()) result += fmt::format(" ({})", how);
+      print(fmt::format(fmt::runtime(kRow), c.lock, c.bug_class, verdict_name(c.expected),
+                        verdict_name(r.verdict), ok ? fmt::format("{:.2f}", secs) : "-", result));
+      return ok;
+    };
+    if (c.injected) {
+      if (!opt.short_form) row(e->run, "without injection");  // shown, not required
+      if (!row(c.injected, "with " + std::string(c.injection))) ++failures;
+    } else if (!row(e->run, "")) {
+      ++failures;
+    }
+  }
+
+  print("");
+  print(fmt::format("correct locks as controls: {} ms each; any verdict but PASS is flagged",
+                    control_time.count()));
+  print(fmt::format("{:<26} {:<10} {:<8} {:<8}  {}", "LOCK", "TEST", "OBSERVED", "SECONDS",
+                    "RESULT"));
+  for (const LockEntry& e : lock_registry()) {
+    if (e.meta.busted) continue;
+    // One thread per CPU: the fairness promises of spinning locks assume
+    // their waiters are not preempted, so controls are not oversubscribed.
+    Scenario sc = base(e.meta.family);
+    const int n = std::max(2, int(cpus.size()));
+    sc.readers = e.meta.family == Family::kRwlock ? n - 1 : 0;
+    sc.writers = e.meta.family == Family::kRwlock ? 1 : n;
+    sc.duration = control_time;
+    sc.watchdog = std::chrono::seconds(5);
+    double secs = 0;
+    RunResult r = run_timed(e.run, e.meta, sc, &secs);
+    bool ok = r.verdict == Verdict::kPass;
+    if (!ok) ++failures;
+    std::string shape = e.meta.family == Family::kRwlock
+                            ? fmt::format("{}R+{}W", sc.readers, sc.writers)
+                            : fmt::format("{}T", sc.writers);
+    print(fmt::format("{:<26} {:<10} {:<8} {:<8.2f}  {}", e.meta.name, shape,
+                      verdict_name(r.verdict), secs, ok ? "ok" : "FLAGGED"));
+  }
+  print("");
+  print(failures == 0 ? "selftest: every busted lock caught, no control flagged -> PASS"
+                      : fmt::format("selftest: {} problem(s) -> FAIL", failures));
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace rwstress
