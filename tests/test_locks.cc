@@ -66,7 +66,8 @@ BOOST_DATA_TEST_CASE(correct_rwlock_passes_the_torture, bdata::make(registered(F
     downgrades += t.downgrades;
   }
   if (e->meta.caps.read_trylock || e->meta.caps.write_trylock) BOOST_TEST(tries > 0u);
-  if (e->meta.caps.downgrade) BOOST_TEST(downgrades > 0u);
+  // One write hold in 16 downgrades: with 200 writes, none has p < 3e-6.
+  if (e->meta.caps.downgrade && r.writes >= 200) BOOST_TEST(downgrades > 0u);
   BOOST_TEST(r.verdict != Verdict::kFail);
   BOOST_TEST(r.verdict != Verdict::kHang);
 }
