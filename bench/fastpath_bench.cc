@@ -1,50 +1,48 @@
-// Uncontended fast-path cost of every rwlock: one thread, a lock+unlock pair
-// per iteration, shared and exclusive. Google Benchmark; the numbers go to
-// docs/PERFORMANCE.md with the machine they were measured on.
+// Uncontended fast-path cost of every lock in the registry: one thread, an
+// acquire+release pair per item, shared and exclusive for rwlocks. Google
+// Benchmark with manual timing: each benchmark iteration times a batch of
+// kBatch pairs inside the lock's own templated loop (stress/fastpath.h), so
+// no indirect call sits between two pairs. The "ns/pair" column is the
+// number to read; docs/PERFORMANCE.md records it with the machine.
 #include <benchmark/benchmark.h>
 
 #include <string>
 
-#include "locks/rwlock/absl_rwmutex.h"
-#include "locks/rwlock/pthread_rwlock.h"
-#include "locks/rwlock/rwsem_aa.h"
-#include "locks/rwlock/rwsem_spinlock.h"
-#include "locks/rwlock/rwsem_xadd.h"
-#include "locks/rwlock/std_shared_mutex.h"
+#include "stress/registry.h"
 
-namespace rwstress {
 namespace {
 
-template <class Lock>
-void register_lock(const std::string& name) {
-  benchmark::RegisterBenchmark((name + "/read").c_str(), [](benchmark::State& state) {
-    Lock lock;
-    for (auto _ : state) {
-      lock.down_read();
-      lock.up_read();
-    }
-  });
-  benchmark::RegisterBenchmark((name + "/write").c_str(), [](benchmark::State& state) {
-    Lock lock;
-    for (auto _ : state) {
-      lock.down_write();
-      lock.up_write();
-    }
-  });
+constexpr std::uint64_t kBatch = 10000;
+
+void register_mode(const rwstress::LockEntry& e, bool shared, const char* mode) {
+  std::string name = std::string(rwstress::family_name(e.meta.family)) + "/" +
+                     std::string(e.meta.name) + mode;
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [fn = e.fastpath, shared](benchmark::State& state) {
+                                 std::uint64_t pairs = 0;
+                                 for (auto _ : state) {
+                                   state.SetIterationTime(fn(kBatch, shared) * 1e-9);
+                                   pairs += kBatch;
+                                 }
+                                 state.counters["ns/pair"] = benchmark::Counter(
+                                     double(pairs),
+                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+                               })
+      ->UseManualTime();
 }
 
 }  // namespace
-}  // namespace rwstress
 
 int main(int argc, char** argv) {
-  using namespace rwstress;
-  register_lock<RwsemAa<>>("aa-rwsem");
-  register_lock<RwsemXadd<>>("xadd");
-  register_lock<RwsemXaddUnfair<>>("xadd-unfair");
-  register_lock<RwsemSpinlock<>>("generic-spin");
-  register_lock<PthreadRwlock>("pthread-rwlock");
-  register_lock<StdSharedMutex>("std-shared-mutex");
-  register_lock<AbslRwMutex>("absl-mutex-rw");
+  for (const auto& e : rwstress::lock_registry()) {
+    if (e.meta.busted) continue;
+    if (e.meta.family == rwstress::Family::kRwlock) {
+      register_mode(e, true, "/read");
+      register_mode(e, false, "/write");
+    } else {
+      register_mode(e, false, "");
+    }
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
   benchmark::RunSpecifiedBenchmarks();

@@ -34,13 +34,6 @@ struct LockRunShared : RunShared {
   SemaphoreBoundCheck bound;
 };
 
-// A lone instance for the semantics probe.
-template <class Lock>
-struct LockBox {
-  explicit LockBox(const Scenario& s) : lock(make_lock<Lock>(s)) {}
-  Lock lock;
-};
-
 // One in kTryEvery acquisitions uses a trylock (and one in kTryEvery write
 // holds ends in a downgrade) where the lock has them: often enough to
 // exercise those paths thousands of times a second, rarely enough that the
@@ -105,6 +98,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   result.readers = sc.readers;
   result.writers = sc.writers;
   result.count = meta.family == Family::kSemaphore ? sc.count : 0;
+  result.spins = meta.caps.spins;
   result.sched = sc.sched;
   result.cpus = sc.plan.cpus;
 

@@ -45,6 +45,7 @@ std::string Capabilities::describe() const {
   if (downgrade) has.push_back("downgrade");
   if (trylock) has.push_back("trylock");
   if (timeout) has.push_back("timeout");
+  if (spins) has.push_back("spins");
   return has.empty() ? "-" : fmt::format("{}", fmt::join(has, ","));
 }
 

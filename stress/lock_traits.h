@@ -129,12 +129,18 @@ concept DroppedAroundSleep = requires(L l, int depth) {
   l.reacquire_after_schedule(depth);
 };
 
+// Waiters spin (cpu_relax, at most a yield) instead of sleeping in the
+// kernel. Declared by the lock: `static constexpr bool kSpins = true;`.
+template <class L>
+concept SpinningLock = requires { L::kSpins; };
+
 struct Capabilities {
   bool read_trylock = false;
   bool write_trylock = false;
   bool downgrade = false;
   bool trylock = false;  // mutex trylock or semaphore down_trylock
   bool timeout = false;  // semaphore down_timeout
+  bool spins = false;    // waiters spin instead of sleeping
 
   bool any_trylock() const { return read_trylock || write_trylock || trylock; }
   std::string describe() const;  // "read-trylock,write-trylock,downgrade" or "-"
@@ -143,7 +149,7 @@ struct Capabilities {
 template <class L>
 constexpr Capabilities capabilities_of() {
   return Capabilities{HasReadTrylock<L>, HasWriteTrylock<L>, HasDowngrade<L>,
-                      HasTrylock<L> || HasSemTrylock<L>, HasDownTimeout<L>};
+                      HasTrylock<L> || HasSemTrylock<L>, HasDownTimeout<L>, SpinningLock<L>};
 }
 
 struct LockMeta {

@@ -43,7 +43,7 @@ template <class Lock>
 constexpr LockEntry rwlock(std::string_view name, Fairness fairness, std::string_view origin,
                            bool busted = false) {
   return LockEntry{LockMeta{name, Family::kRwlock, fairness, origin, capabilities_of<Lock>(), busted},
-                   &run_rwlock<Lock>};
+                   &run_rwlock<Lock>, &fastpath_pairs<Lock>};
 }
 
 template <class Lock>
@@ -52,7 +52,7 @@ constexpr LockEntry semaphore(std::string_view name, Fairness fairness, std::str
   static_assert(CountingSemaphore<Lock>);
   return LockEntry{
       LockMeta{name, Family::kSemaphore, fairness, origin, capabilities_of<Lock>(), busted},
-      &run_semaphore<Lock>};
+      &run_semaphore<Lock>, &fastpath_pairs<Lock>};
 }
 
 template <class Lock>
@@ -60,7 +60,7 @@ constexpr LockEntry mutex(std::string_view name, Fairness fairness, std::string_
                           bool busted = false) {
   static_assert(MutexLock<Lock>);
   return LockEntry{LockMeta{name, Family::kMutex, fairness, origin, capabilities_of<Lock>(), busted},
-                   &run_mutex<Lock>};
+                   &run_mutex<Lock>, &fastpath_pairs<Lock>};
 }
 
 // One line per implementation. docs/locks.md describes each.
@@ -157,7 +157,7 @@ constexpr LockEntry kLocks[] = {
                               "non-atomic reader count (load + store)", true),
     rwlock<BustedDowngrade>("busted-downgrade", Fairness::kReaderPref,
                             "downgrade_write lets a writer in", true),
-    rwlock<ReaderPrefRwlock<>>("busted-unfair-claims-fair", Fairness::kTaskFair,
+    rwlock<BustedUnfairClaimsFair>("busted-unfair-claims-fair", Fairness::kTaskFair,
                                "reader-preference lock that declares itself task-fair", true),
     mutex<BustedRacyTas>("busted-racy-tas", Fairness::kUnfair, "non-atomic test-and-set", true),
     mutex<BustedLyingTrylock>("busted-lying-trylock", Fairness::kUnfair,

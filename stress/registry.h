@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "stress/fastpath.h"
 #include "stress/lock_traits.h"
 #include "stress/run_result.h"
 #include "stress/scenario.h"
@@ -18,6 +19,7 @@ using RunFn = RunResult (*)(const Scenario&, const LockMeta&);
 struct LockEntry {
   LockMeta meta;
   RunFn run;
+  FastPathFn fastpath;  // uncontended acquire+release pairs (bench/fastpath_bench.cc)
 };
 
 std::span<const LockEntry> lock_registry();

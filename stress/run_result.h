@@ -62,6 +62,7 @@ struct RunResult {
   int readers = 0;
   int writers = 0;  // for a mutex or a semaphore: the threads doing lock/unlock or down/up
   int count = 0;    // a semaphore's initial count; 0 for other families
+  bool spins = false;  // the lock's waiters spin (LockMeta caps.spins)
   bool sched = false;
   std::vector<int> cpus;
   double duration_s = 0;  // measured, start flag to stop flag

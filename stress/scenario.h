@@ -44,4 +44,12 @@ Lock make_lock(const Scenario& sc) {
     return Lock();
 }
 
+// A lone instance on the heap (for the semantics probe and the fast-path
+// benchmark): locks need not be movable.
+template <class Lock>
+struct LockBox {
+  explicit LockBox(const Scenario& s) : lock(make_lock<Lock>(s)) {}
+  Lock lock;
+};
+
 }  // namespace rwstress

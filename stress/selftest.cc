@@ -1,6 +1,12 @@
 #include "stress/selftest.h"
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <vector>
 
@@ -50,6 +56,51 @@ const BustedCase kCases[] = {
     {"busted-sem-double-up", "up() hands off and increments", Verdict::kFail, false, 0, 4},
 };
 
+// Runs `fn` in a child process: a busted lock that hangs leaves threads
+// that can never be joined, and they must not spin on into the runs after
+// it. The child reports its verdict through a pipe; a child that dies by a
+// signal is a CRASH, one that says nothing within `limit` is a HANG.
+struct IsolatedOutcome {
+  Verdict verdict = Verdict::kCrash;
+  double seconds = 0;
+};
+
+template <class Fn>
+IsolatedOutcome run_isolated(Fn fn, std::chrono::seconds limit) {
+  IsolatedOutcome out;
+  int fds[2];
+  if (pipe(fds) != 0) return out;
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return out;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    IsolatedOutcome mine = fn();
+    ssize_t written = write(fds[1], &mine, sizeof mine);
+    _exit(written == sizeof mine ? 0 : 1);
+  }
+  close(fds[1]);
+  pollfd p{fds[0], POLLIN, 0};
+  const auto t0 = std::chrono::steady_clock::now();
+  bool got = false;
+  if (poll(&p, 1, int(std::chrono::milliseconds(limit).count())) == 1)
+    got = read(fds[0], &out, sizeof out) == sizeof out;
+  close(fds[0]);
+  if (!got) {
+    out.verdict = Verdict::kHang;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    kill(pid, SIGKILL);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!got && WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL) out.verdict = Verdict::kCrash;
+  return out;
+}
+
 bool caught(const BustedCase& c, Verdict v) {
   return v == c.expected || (c.hang_also_caught && v == Verdict::kHang);
 }
@@ -83,7 +134,8 @@ int run_selftest(const SelftestOptions& opt, const Topology& topology,
     return sc;
   };
 
-  print(fmt::format("busted locks: each run stops at its first violation (cap {}s, watchdog 2s)",
+  print(fmt::format("busted locks, each in a child process: a run stops at its first violation "
+                    "(cap {}s, watchdog 2s)",
                     cap.count()));
   print(fmt::format(fmt::runtime(kRow), "LOCK", "BUG CLASS", "EXPECTED", "OBSERVED", "SECONDS",
                     "RESULT"));
@@ -102,13 +154,19 @@ int run_selftest(const SelftestOptions& opt, const Topology& topology,
     sc.watchdog = std::chrono::seconds(2);
     sc.fail_fast = c.expected != Verdict::kStarved;
     auto row = [&](RunFn fn, std::string_view how) {
-      double secs = 0;
-      RunResult r = run_timed(fn, e->meta, sc, &secs);
-      bool ok = caught(c, r.verdict);
+      IsolatedOutcome o = run_isolated(
+          [&] {
+            IsolatedOutcome mine;
+            mine.verdict = run_timed(fn, e->meta, sc, &mine.seconds).verdict;
+            return mine;
+          },
+          std::chrono::duration_cast<std::chrono::seconds>(cap) + std::chrono::seconds(30));
+      bool ok = caught(c, o.verdict);
       std::string result = ok ? "caught" : "MISSED";
       if (!how.empty()) result += fmt::format(" ({})", how);
       print(fmt::format(fmt::runtime(kRow), c.lock, c.bug_class, verdict_name(c.expected),
-                        verdict_name(r.verdict), ok ? fmt::format("{:.2f}", secs) : "-", result));
+                        verdict_name(o.verdict), ok ? fmt::format("{:.2f}", o.seconds) : "-",
+                        result));
       return ok;
     };
     if (c.injected) {

@@ -52,16 +52,25 @@ void summarize_run(RunResult& r) {
         "readers never overlapped: the lock serialised them, or the critical section was too "
         "short to catch two inside (try --cs-read)");
 
+  // A spinning lock's fairness promise assumes its waiters keep their CPUs:
+  // with more threads than CPUs, a preempted waiter holds up the queue.
+  std::vector<int> distinct(r.cpus);
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  const bool preemption_voids_promise = r.spins && r.threads.size() > distinct.size();
   bool starved_promised = false;
   if (r.hang_report.empty() && r.error.empty()) {
     for (const auto& s : find_starved_threads(r.threads)) {
       bool promised = promises_progress(r.fairness, s.role != Role::kReader);
-      starved_promised |= promised;
+      std::string why;
+      if (!promised)
+        why = fmt::format(" (allowed: {} lock)", fairness_name(r.fairness));
+      else if (preemption_voids_promise)
+        why = " (not judged: a spinning lock on more threads than CPUs)";
+      starved_promised |= promised && !preemption_voids_promise;
       r.starved.push_back(fmt::format("thread {} ({}): {} ops, {:.4f}% of the mean per thread{}",
                                       s.thread, role_name(s.role), s.ops,
-                                      100.0 * s.share_of_mean,
-                                      promised ? "" : fmt::format(" (allowed: {} lock)",
-                                                                  fairness_name(r.fairness))));
+                                      100.0 * s.share_of_mean, why));
     }
   }
 

@@ -16,6 +16,7 @@ namespace rwstress {
 // both see 0 and both store 1.
 class BustedRacyTas {
  public:
+  static constexpr bool kSpins = true;
   void lock() noexcept {
     spin_until<NoHooks>([&] {
       if (locked_.load(std::memory_order_acquire)) return false;
@@ -34,6 +35,7 @@ class BustedRacyTas {
 // returns 0 on success, is the classic way to write this).
 class BustedLyingTrylock {
  public:
+  static constexpr bool kSpins = true;
   void lock() noexcept { l_.lock(); }
   bool trylock() noexcept {
     l_.trylock();
@@ -50,6 +52,7 @@ class BustedLyingTrylock {
 // together (Linux x86 used 8-bit tickets, valid only below 256 CPUs).
 class BustedTicketWrap {
  public:
+  static constexpr bool kSpins = true;
   void lock() noexcept {
     const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed) & kMask;
     spin_until<NoHooks>([&] { return (owner_.load(std::memory_order_acquire) & kMask) == ticket; });
@@ -72,6 +75,7 @@ class BustedTicketWrap {
 // released, as if the holder's unlock store had overtaken its stores.
 class BustedEarlyRelease {
  public:
+  static constexpr bool kSpins = true;
   void lock() noexcept {
     std::uint32_t seen = word_.load(std::memory_order_relaxed), same = 0;
     for (;;) {

@@ -8,6 +8,7 @@
 
 #include "locks/hooks.h"
 #include "locks/spin_wait.h"
+#include "platform/futex.h"
 
 namespace rwstress {
 
@@ -22,6 +23,7 @@ inline constexpr std::uint32_t kReader = 2;
 // writer that holds the lock (the missing "while (cnt & WRITER) spin").
 class BustedReaderInWriter {
  public:
+  static constexpr bool kSpins = true;
   void down_read() noexcept { word_.fetch_add(busted_detail::kReader, std::memory_order_acquire); }
   void up_read() noexcept { word_.fetch_sub(busted_detail::kReader, std::memory_order_release); }
   void down_write() noexcept {
@@ -41,6 +43,7 @@ class BustedReaderInWriter {
 // reader count (a mask that forgot the readers).
 class BustedWriterInReaders {
  public:
+  static constexpr bool kSpins = true;
   void down_read() noexcept {
     std::uint32_t c = word_.fetch_add(busted_detail::kReader, std::memory_order_acquire);
     if (c & busted_detail::kWriter)
@@ -66,6 +69,7 @@ class BustedWriterInReaders {
 // inside (a writer gets in), or never returns to 0 (writers starve).
 class BustedRacyReaders {
  public:
+  static constexpr bool kSpins = true;
   void down_read() noexcept {
     spin_until<NoHooks>([&] { return !(word_.load(std::memory_order_acquire) & busted_detail::kWriter); });
     std::uint32_t c = word_.load(std::memory_order_relaxed);
@@ -93,6 +97,7 @@ class BustedRacyReaders {
 // thread still reads.
 class BustedDowngrade {
  public:
+  static constexpr bool kSpins = true;
   void down_read() noexcept {
     std::uint32_t c = word_.fetch_add(busted_detail::kReader, std::memory_order_acquire);
     if (c & busted_detail::kWriter)
@@ -130,8 +135,52 @@ class BustedDowngrade {
   static inline thread_local bool downgraded_ = false;
 };
 
-// busted-unfair-claims-fair is ReaderPrefRwlock registered as task-fair:
-// correct exclusion, a false claim. A stream of overlapping readers starves
-// its writer, which must come out STARVED, not PASS.
+// busted-unfair-claims-fair: a sleeping reader-preference lock that
+// declares itself task-fair. Exclusion is correct; the claim is the bug: a
+// stream of overlapping readers keeps the count above zero and the writer
+// asleep, which must come out STARVED, not PASS. (It sleeps rather than
+// spins so that the verdict stands on an oversubscribed machine, where a
+// spinning lock's fairness is not judged.)
+class BustedUnfairClaimsFair {
+ public:
+  void down_read() noexcept {
+    std::uint32_t c = word_.fetch_add(busted_detail::kReader, std::memory_order_acquire);
+    if (c & busted_detail::kWriter)  // keep our count: readers go first when it drops
+      wait_until([&] { return !(word_.load(std::memory_order_acquire) & busted_detail::kWriter); });
+  }
+  void up_read() noexcept {
+    if (word_.fetch_sub(busted_detail::kReader, std::memory_order_release) ==
+        busted_detail::kReader)
+      wake_all();
+  }
+  void down_write() noexcept {
+    wait_until([&] {
+      std::uint32_t expected = 0;
+      return word_.compare_exchange_strong(expected, busted_detail::kWriter,
+                                           std::memory_order_acquire);
+    });
+  }
+  void up_write() noexcept {
+    word_.fetch_and(~busted_detail::kWriter, std::memory_order_release);
+    wake_all();
+  }
+
+ private:
+  template <class Ready>
+  void wait_until(Ready ready) noexcept {
+    for (;;) {
+      const std::uint32_t seq = wake_seq_.load(std::memory_order_acquire);
+      if (ready()) return;
+      futex_wait(wake_seq_, seq);
+    }
+  }
+  void wake_all() noexcept {
+    wake_seq_.fetch_add(1, std::memory_order_release);
+    futex_wake_all(wake_seq_);
+  }
+
+  std::atomic<std::uint32_t> word_{0};
+  std::atomic<std::uint32_t> wake_seq_{0};
+};
 
 }  // namespace rwstress

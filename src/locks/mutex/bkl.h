@@ -20,6 +20,7 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class BigKernelLock {
  public:
+  static constexpr bool kSpins = true;
   static constexpr bool kRecursive = true;
 
   void lock() noexcept {

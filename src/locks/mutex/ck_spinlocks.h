@@ -18,6 +18,7 @@ namespace rwstress {
 
 class CkTicket {
  public:
+  static constexpr bool kSpins = true;
   CkTicket() { ck_spinlock_ticket_init(&l_); }
   void lock() { ck_spinlock_ticket_lock(&l_); }
   bool trylock() { return ck_spinlock_ticket_trylock(&l_); }
@@ -29,6 +30,7 @@ class CkTicket {
 
 class CkFas {
  public:
+  static constexpr bool kSpins = true;
   CkFas() { ck_spinlock_fas_init(&l_); }
   void lock() { ck_spinlock_fas_lock(&l_); }
   bool trylock() { return ck_spinlock_fas_trylock(&l_); }
@@ -40,6 +42,7 @@ class CkFas {
 
 class CkCas {
  public:
+  static constexpr bool kSpins = true;
   CkCas() { ck_spinlock_cas_init(&l_); }
   void lock() { ck_spinlock_cas_lock(&l_); }
   bool trylock() { return ck_spinlock_cas_trylock(&l_); }
@@ -53,6 +56,7 @@ class CkCas {
 // thread limit, a power of two.
 class CkAnderson {
  public:
+  static constexpr bool kSpins = true;
   static constexpr unsigned kSlots = 8192;
   CkAnderson() : slots_(new ck_spinlock_anderson_thread_t[kSlots]) {
     ck_spinlock_anderson_init(&l_, slots_, kSlots);
@@ -80,6 +84,7 @@ struct alignas(64) CkNode {
 
 class CkMcs {
  public:
+  static constexpr bool kSpins = true;
   CkMcs() { rwstress_ck_mcs_init(&queue_); }
   void lock() {
     CkNode* n = ThreadNodes<CkNode>::take();
@@ -110,6 +115,7 @@ class CkMcs {
 // thread continues with its predecessor's node (see clh.h in this tree).
 class CkClh {
  public:
+  static constexpr bool kSpins = true;
   CkClh() : unowned_(new CkNode) { rwstress_ck_clh_init(&queue_, unowned_); }
   ~CkClh() { delete static_cast<CkNode*>(queue_); }  // the tail node belongs to the lock
   CkClh(const CkClh&) = delete;

@@ -7,6 +7,13 @@
 // and keeps its predecessor's node as its spare for the next acquisition:
 // nodes migrate between threads, which is why CLH needs no `next` pointer.
 // Fairness: strict FIFO (task-fair).
+//
+// No trylock. "Tail's node is released, so CAS the tail from it to mine"
+// is ABA-prone: between the check and the CAS the same node can be
+// recycled, re-queued and become the tail again while its new owner holds
+// the lock, and the CAS then succeeds behind a holder. (An earlier trylock
+// here did exactly that; the exclusion checker caught it in the selftest
+// controls.) ck's CLH has no trylock either.
 #pragma once
 
 #include <atomic>
@@ -24,6 +31,7 @@ struct alignas(64) ClhNode {
 template <class Hooks = NoHooks>
 class ClhSpinlock {
  public:
+  static constexpr bool kSpins = true;
   ClhSpinlock() : tail_(new ClhNode) {}
   ~ClhSpinlock() { delete tail_.load(); }  // the last released node belongs to the lock
   ClhSpinlock(const ClhSpinlock&) = delete;
@@ -37,21 +45,6 @@ class ClhSpinlock {
     spin_until<Hooks>([&] { return !pred->locked.load(std::memory_order_acquire); });
     holder_ = me;
     holder_pred_ = pred;
-  }
-
-  bool trylock() noexcept {
-    ClhNode* pred = tail_.load(std::memory_order_acquire);
-    if (pred->locked.load(std::memory_order_acquire)) return false;
-    ClhNode* me = take_spare();
-    me->locked.store(1, std::memory_order_relaxed);
-    if (!tail_.compare_exchange_strong(pred, me, std::memory_order_acq_rel,
-                                       std::memory_order_relaxed)) {
-      keep_spare(me);
-      return false;
-    }
-    holder_ = me;
-    holder_pred_ = pred;
-    return true;
   }
 
   void unlock() noexcept {

@@ -13,6 +13,7 @@ namespace rwstress {
 
 class PthreadSpinlock {
  public:
+  static constexpr bool kSpins = true;
   PthreadSpinlock() { pthread_spin_init(&l_, PTHREAD_PROCESS_PRIVATE); }
   ~PthreadSpinlock() { pthread_spin_destroy(&l_); }
   PthreadSpinlock(const PthreadSpinlock&) = delete;

@@ -19,6 +19,7 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class McsSpinlock {
  public:
+  static constexpr bool kSpins = true;
   void lock() noexcept {
     QueueNode* me = ThreadNodes<QueueNode>::take();
     me->next.store(nullptr, std::memory_order_relaxed);

@@ -101,6 +101,7 @@ inline QueueNode* decode_tail(std::uint32_t tail) {
 template <class Hooks = NoHooks>
 class QSpinlock {
  public:
+  static constexpr bool kSpins = true;
   void lock() noexcept {
     std::uint32_t val = 0;
     if (word_.compare_exchange_strong(val, qspinlock_detail::kLocked, std::memory_order_acquire,

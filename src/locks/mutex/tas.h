@@ -17,6 +17,7 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class TasSpinlock {
  public:
+  static constexpr bool kSpins = true;
   void lock() noexcept {
     SpinWait<Hooks> wait;
     while (locked_.exchange(1, std::memory_order_acquire)) wait.once();

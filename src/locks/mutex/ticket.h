@@ -20,6 +20,7 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class TicketSpinlock {
  public:
+  static constexpr bool kSpins = true;
   void lock() noexcept {
     const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed);
     if (owner_.load(std::memory_order_acquire) == ticket) return;

@@ -18,6 +18,7 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class TtasBackoffSpinlock {
  public:
+  static constexpr bool kSpins = true;
   void lock() noexcept {
     if (!locked_.exchange(1, std::memory_order_acquire)) return;
     SpinWait<Hooks> wait;

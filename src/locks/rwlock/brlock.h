@@ -21,6 +21,7 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class BigReaderLock {
  public:
+  static constexpr bool kSpins = true;
   void down_read() noexcept { slots_[reader_slot()].lock.lock(); }
   bool down_read_trylock() noexcept { return slots_[reader_slot()].lock.trylock(); }
   void up_read() noexcept { slots_[reader_slot()].lock.unlock(); }

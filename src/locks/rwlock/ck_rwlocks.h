@@ -13,6 +13,7 @@ namespace rwstress {
 
 class CkRwlock {
  public:
+  static constexpr bool kSpins = true;
   CkRwlock() { ck_rwlock_init(&l_); }
   void down_read() { ck_rwlock_read_lock(&l_); }
   bool down_read_trylock() { return ck_rwlock_read_trylock(&l_); }
@@ -28,6 +29,7 @@ class CkRwlock {
 
 class CkPflock {
  public:
+  static constexpr bool kSpins = true;
   CkPflock() { ck_pflock_init(&l_); }
   void down_read() { ck_pflock_read_lock(&l_); }
   void up_read() { ck_pflock_read_unlock(&l_); }
@@ -40,6 +42,7 @@ class CkPflock {
 
 class CkTflock {
  public:
+  static constexpr bool kSpins = true;
   CkTflock() { ck_tflock_ticket_init(&l_); }
   void down_read() { ck_tflock_ticket_read_lock(&l_); }
   void up_read() { ck_tflock_ticket_read_unlock(&l_); }

@@ -32,6 +32,7 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class PhaseFairRwlock {
  public:
+  static constexpr bool kSpins = true;
   void down_read() noexcept {
     const std::uint32_t w = rin_.fetch_add(kReaderInc, std::memory_order_acquire) & kWriterBits;
     if (w) spin_until<Hooks>([&] { return (rin_.load(std::memory_order_acquire) & kWriterBits) != w; });
@@ -65,6 +66,7 @@ class PhaseFairRwlock {
 template <class Hooks = NoHooks>
 class TaskFairRwlock {
  public:
+  static constexpr bool kSpins = true;
   void down_read() noexcept {
     const std::uint64_t ticket = requests_.fetch_add(kReader, std::memory_order_relaxed);
     spin_until<Hooks>([&] {

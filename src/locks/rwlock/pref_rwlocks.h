@@ -23,6 +23,7 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class ReaderPrefRwlock {
  public:
+  static constexpr bool kSpins = true;
   void down_read() noexcept {
     std::uint32_t c = word_.fetch_add(kReader, std::memory_order_acquire);
     if (c & kWriter)  // keep our count: the writer's release lets us in
@@ -61,6 +62,7 @@ class ReaderPrefRwlock {
 template <class Hooks = NoHooks>
 class WriterPrefRwlock {
  public:
+  static constexpr bool kSpins = true;
   void down_read() noexcept {
     SpinWait<Hooks> wait;
     for (;;) {

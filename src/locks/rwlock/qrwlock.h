@@ -24,6 +24,7 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class QRwlock {
  public:
+  static constexpr bool kSpins = true;
   void down_read() noexcept {
     std::uint32_t c = cnts_.fetch_add(kReaderBias, std::memory_order_acquire);
     if (!(c & kWriterMask)) return;
