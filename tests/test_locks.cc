@@ -4,12 +4,14 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "injectors/counting_hooks.h"
 #include "locks/rwlock/rwsem_aa.h"
 #include "locks/rwlock/rwsem_spinlock.h"
+#include "locks/rwlock/rwsem_waiter.h"
 #include "locks/rwlock/rwsem_xadd.h"
 #include "stress/registry.h"
 #include "stress/rwlock_run.h"
@@ -198,4 +200,43 @@ BOOST_AUTO_TEST_CASE(xadd_waiting_writer_blocks_new_readers) {
   writer.join();
   BOOST_TEST(writer_in.load());
   BOOST_TEST(x.count_for_test() == 0);
+}
+
+// rwsem_grant_batch / rwsem_grant_all grant every waiter exactly once,
+// whichever CPU each queued on (remote ones first, then local ones through a
+// chain rebuilt from links read before any grant).
+BOOST_AUTO_TEST_CASE(grant_batch_grants_every_waiter_remote_first) {
+  const int here = sched_getcpu();
+  std::vector<std::unique_ptr<RwsemWaiter>> ws;
+  for (int i = 0; i < 7; ++i) {
+    ws.push_back(std::make_unique<RwsemWaiter>(false));
+    ws.back()->cpu = i % 2 ? here : here + 1;
+  }
+  GrantBatch batch;
+  for (int i = 6; i >= 0; --i) {
+    ws[i]->next = batch.first;
+    batch.first = ws[i].get();
+  }
+  batch.readers = 7;
+  rwsem_grant_batch(batch);
+  for (const auto& w : ws) BOOST_TEST(w->waiting.load() == 0u);
+
+  std::vector<RwsemWaiter*> arr;
+  for (auto& w : ws) {
+    w->waiting.store(1);
+    arr.push_back(w.get());
+  }
+  rwsem_grant_all(arr.data(), int(arr.size()));
+  for (const auto& w : ws) BOOST_TEST(w->waiting.load() == 0u);
+}
+
+// Regression: before wake-ups went to remote CPUs first, xadd's writer got
+// 500-4300 operations in 1 s against 2 readers on 2 CPUs (STARVED: under
+// 1/1000 of the mean); after, 25k-115k on the development VM.
+BOOST_AUTO_TEST_CASE(xadd_writer_not_starved_by_a_preempted_waker) {
+  const LockEntry* e = find_lock("xadd");
+  BOOST_REQUIRE(e);
+  RunResult r = e->run(test::short_scenario(machine(), 2, 1, std::chrono::milliseconds(1000)),
+                       e->meta);
+  BOOST_TEST(r.verdict == Verdict::kPass, "starved: " << (r.starved.empty() ? "" : r.starved[0]));
 }

@@ -11,9 +11,10 @@
 // Slow paths:
 //   - a writer spins optimistically (at most tuning.spin_limit turns) trying
 //     to take a free lock before queueing;
-//   - a reader whose bias went in while no writer holds and no hand-off is
-//     pending keeps the lock even past queued writers (reader lock
-//     stealing, tuning.reader_steal), and wakes the readers queued behind;
+//   - a reader whose bias went in while no writer holds, no hand-off is
+//     pending and no other reader holds keeps the lock even past queued
+//     writers (reader lock stealing, tuning.reader_steal), and wakes the
+//     readers queued behind;
 //   - waiters queue FIFO under wait_lock and sleep on their own futex word;
 //     a release that finds WAITERS wakes the front: a writer to retry, or
 //     every queued reader (up to 256) granted at once;
@@ -128,7 +129,7 @@ class LinuxRwsem {
     }
     void grant_all() noexcept {
       if (n || writer_word) Hooks::at(HookPoint::kBeforeWake);
-      for (int i = 0; i < n; ++i) rwsem_grant(readers[i]);
+      rwsem_grant_all(readers, n);  // remote CPUs first: see rwsem_grant_batch()
       if (writer_word) futex_wake(*writer_word);
       n = 0;
       writer_word = nullptr;
@@ -192,10 +193,13 @@ class LinuxRwsem {
 
   void read_slowpath(long c) noexcept {
     // Reader lock stealing: our bias is in and no writer holds or is owed
-    // the lock, so we hold it. The first reader in also wakes the queued
-    // readers, who may share it.
-    if (tuning_.reader_steal && !(c & (kWriterLocked | kHandoff))) {
-      if ((c & kReaderMask) == kReaderBias && (c & kWaiters)) wake(WakeType::kReadOwned);
+    // the lock, so we hold it; we then wake the queued readers, who may
+    // share it. As in the kernel, no stealing from other readers (count of
+    // readers > 1): a constant stream of readers would keep a sleeping
+    // writer from ever being woken to ask for the hand-off.
+    if (tuning_.reader_steal && !(c & (kWriterLocked | kHandoff)) &&
+        (c & kReaderMask) == kReaderBias) {
+      if (c & kWaiters) wake(WakeType::kReadOwned);
       return;
     }
     LinuxRwsemWaiter w(false);
