@@ -6,8 +6,11 @@
 #include <atomic>
 #include <mutex>
 #include <shared_mutex>
+#include <vector>
 
 #include "locks/rwlock/rwsem_xadd.h"
+#include "locks/rwlock/urcu_reference.h"
+#include "locks/semaphore/kernel_semaphore.h"
 #include "platform/futex.h"
 
 namespace rwstress::test {
@@ -100,6 +103,55 @@ class DeadlocksAfterSomeWrites {
   RwsemXadd<> x_;
   std::atomic<int> writes_{0};
   std::atomic<std::uint32_t> never_{0};
+};
+
+// RCU whose writers skip the grace period: the old version is poisoned as
+// soon as it is replaced, while readers may still be reading it. (It is
+// kept, poisoned, rather than freed, so the test reads poison, not freed
+// memory.)
+class RcuWithoutGracePeriod {
+ public:
+  static constexpr bool kSnapshotReads = true;
+  using Version = RcuVersion;
+
+  RcuWithoutGracePeriod() : current_(new RcuVersion(0)) {}
+  ~RcuWithoutGracePeriod() {
+    delete current_.load();
+    for (auto* v : graveyard_) delete v;
+  }
+  void down_read() {}
+  void up_read() {}
+  const RcuVersion* read_current() const { return current_.load(std::memory_order_acquire); }
+  void down_write() { m_.lock(); }
+  void up_write() { m_.unlock(); }
+  RcuVersion* publish(RcuVersion* next) { return current_.exchange(next); }
+  void retire(RcuVersion* old, std::uint64_t) {
+    old->poison();  // no synchronize_rcu: readers may still hold it
+    std::lock_guard g(graveyard_mutex_);
+    graveyard_.push_back(old);
+  }
+
+ private:
+  std::atomic<RcuVersion*> current_;
+  std::mutex m_;
+  std::mutex graveyard_mutex_;
+  std::vector<RcuVersion*> graveyard_;
+};
+
+// A counting semaphore whose up() drops one unit in every 64: the count is
+// lower after the run than before.
+class LeakyUpSemaphore {
+ public:
+  explicit LeakyUpSemaphore(int count) : s_(count) {}
+  void down() { s_.down(); }
+  bool down_trylock() { return s_.down_trylock(); }
+  void up() {
+    if (ups_.fetch_add(1) % 64 != 63) s_.up();
+  }
+
+ private:
+  KernelSemaphore<> s_;
+  std::atomic<unsigned> ups_{0};
 };
 
 }  // namespace rwstress::test

@@ -7,7 +7,10 @@
 #include "locks/busted/busted_noop.h"
 #include "locks/rwlock/rwsem_xadd.h"
 #include "stress/checkers.h"
+#include "locks/busted/busted_mutexes.h"
+#include "locks/semaphore/kernel_semaphore.h"
 #include "stress/rwlock_run.h"
+#include "stress/semaphore_run.h"
 #include "tests/broken_rwlocks.h"
 #include "tests/test_support.h"
 
@@ -173,4 +176,62 @@ BOOST_AUTO_TEST_CASE(fail_fast_stops_at_the_first_violation) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   BOOST_TEST(r.verdict == Verdict::kFail);
   BOOST_TEST(secs < 5.0);
+}
+
+// --- the family checkers ------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(semaphore_bound_fires_above_the_count_only) {
+  ViolationLog log;
+  SemaphoreBoundCheck bound;
+  BOOST_TEST(bound.enter(0, 2, log) == 1);
+  BOOST_TEST(bound.enter(1, 2, log) == 2);
+  BOOST_TEST(log.count() == 0u);  // two inside a count of 2: legal
+  BOOST_TEST(bound.enter(2, 2, log) == 3);
+  BOOST_TEST(log.count() == 1u);
+  RunResult r;
+  log.copy_into(r);
+  BOOST_TEST(of(r, ViolationKind::kSemaphoreBound) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(semaphore_count_check_fires_on_a_leaky_up_and_not_on_a_correct_one) {
+  ViolationLog leaky_log, good_log;
+  test::LeakyUpSemaphore leaky(3);
+  for (int i = 0; i < 64; ++i) {
+    leaky.down();
+    leaky.up();  // the 64th up is lost
+  }
+  check_count_restored(leaky, 3, leaky_log);
+  BOOST_TEST(leaky_log.count() == 1u);
+  KernelSemaphore<> good(3);
+  for (int i = 0; i < 64; ++i) {
+    good.down();
+    good.up();
+  }
+  check_count_restored(good, 3, good_log);
+  BOOST_TEST(good_log.count() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(semaphore_run_catches_more_holders_than_the_count) {
+  LockMeta meta{"double-up", Family::kSemaphore, Fairness::kTaskFair, "test",
+                capabilities_of<BustedSemDoubleUp>(), true};
+  Scenario sc = test::short_scenario(machine(), 0, 4, 300ms);
+  sc.family = Family::kSemaphore;
+  sc.count = 2;
+  RunResult r = run_semaphore<BustedSemDoubleUp>(sc, meta);
+  BOOST_TEST(of(r, ViolationKind::kSemaphoreBound) > 0u);
+  BOOST_TEST(r.verdict == Verdict::kFail);
+}
+
+// RCU: a reader that can see a version after it was retired (no grace
+// period) is caught; liburcu with synchronize_rcu/call_rcu is not.
+BOOST_AUTO_TEST_CASE(snapshot_check_fires_without_a_grace_period) {
+  RunResult r = run<test::RcuWithoutGracePeriod>(3, 1, 500ms, Fairness::kReaderPref, 2000);
+  BOOST_TEST(of(r, ViolationKind::kTornRecord) > 0u);
+  BOOST_TEST(r.verdict == Verdict::kFail);
+}
+
+BOOST_AUTO_TEST_CASE(snapshot_check_quiet_on_liburcu) {
+  RunResult r = run<UrcuReference>(3, 1, 500ms, Fairness::kReaderPref, 2000);
+  BOOST_TEST(r.violation_count == 0u);
+  BOOST_TEST(r.writes > 0u);
 }

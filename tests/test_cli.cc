@@ -218,6 +218,27 @@ BOOST_AUTO_TEST_CASE(binary_pass_run_writes_schema_1_json) {
   BOOST_TEST(run["reads"].get<std::uint64_t>() > 0u);
 }
 
+// A semaphore run in JSON: its family, count, holder threads and the
+// config's thread/count fields.
+BOOST_AUTO_TEST_CASE(binary_semaphore_run_json) {
+  std::string path = "/tmp/rwstress_cli_sem_" + std::to_string(getpid()) + ".json";
+  test::ProcessResult r = test::run_rwstress(
+      "--lock kernel-sem --count 3 --threads 4 --duration 200ms --seed 9 --json " + path);
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  nlohmann::json doc = nlohmann::json::parse(test::slurp(path));
+  std::remove(path.c_str());
+  BOOST_TEST(doc["config"]["threads"] == 4);
+  BOOST_TEST(doc["config"]["count"] == 3);
+  BOOST_TEST(doc["config"]["tuning"].contains("rwsem_handoff"));
+  const auto& run = doc["runs"][0];
+  BOOST_TEST(run["family"] == "semaphore");
+  BOOST_TEST(run["count"] == 3);
+  BOOST_TEST(run["readers"] == 0);
+  BOOST_TEST(run["writers"] == 4);
+  BOOST_TEST(run["per_thread"][0]["role"] == "holder");
+  BOOST_TEST(r.out.find("--threads 4 --count 3") != std::string::npos, r.out);
+}
+
 // The short selftest: every busted lock caught, every control PASS.
 BOOST_AUTO_TEST_CASE(binary_selftest_short_passes) {
   auto r = test::run_rwstress("selftest --short");
