@@ -96,7 +96,7 @@ std::string console_lock_list() {
     out += fmt::format(fmt::runtime(kListFormat), "  NAME", "FAIRNESS", "CAPABILITIES", "ORIGIN");
     for (const auto& e : lock_registry())
       if (wanted(e.meta))
-        out += fmt::format(fmt::runtime(kListFormat), "  " + std::string(e.meta.name),
+        out += fmt::format(fmt::runtime(kListFormat), fmt::format("  {}", e.meta.name),
                            fairness_name(e.meta.fairness), e.meta.caps.describe(), e.meta.origin);
     out += "\n";
   };

@@ -171,7 +171,7 @@ int run_selftest(const SelftestOptions& opt, const Topology& topology,
     };
     if (c.injected) {
       if (!opt.short_form) row(e->run, "without injection");  // shown, not required
-      if (!row(c.injected, "with " + std::string(c.injection))) ++failures;
+      if (!row(c.injected, fmt::format("with {}", c.injection))) ++failures;
     } else if (!row(e->run, "")) {
       ++failures;
     }
