@@ -88,7 +88,7 @@ std::string console_final_line(const Report& report) {
 }
 
 std::string console_lock_list() {
-  constexpr const char* kListFormat = "{:<24} {:<12} {:<38} {}\n";
+  constexpr const char* kListFormat = "{:<28} {:<12} {:<42} {}\n";
   std::string out;
   // By family, then the busted zoo: the groups --lock accepts.
   auto section = [&](const char* title, auto wanted) {

@@ -12,126 +12,92 @@
 
 namespace rwstress {
 
-// A reader-preference word lock (kWriter bit, readers count in kReader).
-// The bugs below each change one line of it.
-namespace busted_detail {
-inline constexpr std::uint32_t kWriter = 1;
-inline constexpr std::uint32_t kReader = 2;
-}  // namespace busted_detail
+// The correct design the spinning bugs below start from: a
+// reader-preference word lock (kWriter bit, readers count in units of
+// kReader), as ReaderPrefRwlock. Each busted lock hides one of these
+// operations behind its own broken version.
+class BustedWordBase {
+ public:
+  static constexpr bool kSpins = true;
+  static constexpr std::uint32_t kWriter = 1;
+  static constexpr std::uint32_t kReader = 2;
+
+  void down_read() noexcept {
+    std::uint32_t c = word_.fetch_add(kReader, std::memory_order_acquire);
+    if (c & kWriter) wait_no_writer();
+  }
+  bool down_read_trylock() noexcept {
+    std::uint32_t c = word_.load(std::memory_order_relaxed);
+    return !(c & kWriter) &&
+           word_.compare_exchange_strong(c, c + kReader, std::memory_order_acquire);
+  }
+  void up_read() noexcept { word_.fetch_sub(kReader, std::memory_order_release); }
+  void down_write() noexcept {
+    spin_until<NoHooks>([&] { return down_write_trylock(); });
+  }
+  bool down_write_trylock() noexcept {
+    std::uint32_t expected = 0;
+    return word_.compare_exchange_strong(expected, kWriter, std::memory_order_acquire);
+  }
+  void up_write() noexcept { word_.fetch_and(~kWriter, std::memory_order_release); }
+
+ protected:
+  void wait_no_writer() noexcept {
+    spin_until<NoHooks>([&] { return !(word_.load(std::memory_order_acquire) & kWriter); });
+  }
+  std::atomic<std::uint32_t> word_{0};
+};
 
 // busted-reader-in-writer: down_read counts itself but never waits for a
 // writer that holds the lock (the missing "while (cnt & WRITER) spin").
-class BustedReaderInWriter {
+class BustedReaderInWriter : public BustedWordBase {
  public:
-  static constexpr bool kSpins = true;
-  void down_read() noexcept { word_.fetch_add(busted_detail::kReader, std::memory_order_acquire); }
-  void up_read() noexcept { word_.fetch_sub(busted_detail::kReader, std::memory_order_release); }
-  void down_write() noexcept {
-    spin_until<NoHooks>([&] {
-      std::uint32_t expected = 0;
-      return word_.compare_exchange_weak(expected, busted_detail::kWriter,
-                                         std::memory_order_acquire);
-    });
-  }
-  void up_write() noexcept { word_.fetch_and(~busted_detail::kWriter, std::memory_order_release); }
-
- private:
-  std::atomic<std::uint32_t> word_{0};
+  void down_read() noexcept { word_.fetch_add(kReader, std::memory_order_acquire); }
 };
 
 // busted-writer-in-readers: down_write checks only the writer bit, not the
 // reader count (a mask that forgot the readers).
-class BustedWriterInReaders {
+class BustedWriterInReaders : public BustedWordBase {
  public:
-  static constexpr bool kSpins = true;
-  void down_read() noexcept {
-    std::uint32_t c = word_.fetch_add(busted_detail::kReader, std::memory_order_acquire);
-    if (c & busted_detail::kWriter)
-      spin_until<NoHooks>(
-          [&] { return !(word_.load(std::memory_order_acquire) & busted_detail::kWriter); });
-  }
-  void up_read() noexcept { word_.fetch_sub(busted_detail::kReader, std::memory_order_release); }
   void down_write() noexcept {
-    spin_until<NoHooks>([&] {
-      return !(word_.fetch_or(busted_detail::kWriter, std::memory_order_acquire) &
-               busted_detail::kWriter);
-    });
+    spin_until<NoHooks>(
+        [&] { return !(word_.fetch_or(kWriter, std::memory_order_acquire) & kWriter); });
   }
-  void up_write() noexcept { word_.fetch_and(~busted_detail::kWriter, std::memory_order_release); }
-
- private:
-  std::atomic<std::uint32_t> word_{0};
 };
 
 // busted-racy-readers: the reader count is updated with a load and a store
 // instead of one atomic read-modify-write ("count++" on a plain int):
 // concurrent readers lose updates, so the count reads 0 with a reader
 // inside (a writer gets in), or never returns to 0 (writers starve).
-class BustedRacyReaders {
+class BustedRacyReaders : public BustedWordBase {
  public:
-  static constexpr bool kSpins = true;
   void down_read() noexcept {
-    spin_until<NoHooks>([&] { return !(word_.load(std::memory_order_acquire) & busted_detail::kWriter); });
-    std::uint32_t c = word_.load(std::memory_order_relaxed);
-    word_.store(c + busted_detail::kReader, std::memory_order_relaxed);
+    wait_no_writer();
+    word_.store(word_.load(std::memory_order_relaxed) + kReader, std::memory_order_relaxed);
   }
   void up_read() noexcept {
-    std::uint32_t c = word_.load(std::memory_order_relaxed);
-    word_.store(c - busted_detail::kReader, std::memory_order_release);
+    word_.store(word_.load(std::memory_order_relaxed) - kReader, std::memory_order_release);
   }
-  void down_write() noexcept {
-    spin_until<NoHooks>([&] {
-      std::uint32_t expected = 0;
-      return word_.compare_exchange_weak(expected, busted_detail::kWriter,
-                                         std::memory_order_acquire);
-    });
-  }
-  void up_write() noexcept { word_.fetch_and(~busted_detail::kWriter, std::memory_order_release); }
-
- private:
-  std::atomic<std::uint32_t> word_{0};
 };
 
 // busted-downgrade: downgrade_write clears the writer bit without counting
 // the caller as a reader, so a writer can get in while the downgraded
 // thread still reads.
-class BustedDowngrade {
+class BustedDowngrade : public BustedWordBase {
  public:
-  static constexpr bool kSpins = true;
-  void down_read() noexcept {
-    std::uint32_t c = word_.fetch_add(busted_detail::kReader, std::memory_order_acquire);
-    if (c & busted_detail::kWriter)
-      spin_until<NoHooks>(
-          [&] { return !(word_.load(std::memory_order_acquire) & busted_detail::kWriter); });
-  }
-  bool down_read_trylock() noexcept {
-    std::uint32_t c = word_.load(std::memory_order_relaxed);
-    return !(c & busted_detail::kWriter) &&
-           word_.compare_exchange_strong(c, c + busted_detail::kReader, std::memory_order_acquire);
-  }
   void up_read() noexcept {
     if (downgraded_) {
       downgraded_ = false;  // nothing was counted for us
       return;
     }
-    word_.fetch_sub(busted_detail::kReader, std::memory_order_release);
+    BustedWordBase::up_read();
   }
-  void down_write() noexcept {
-    spin_until<NoHooks>([&] { return down_write_trylock(); });
-  }
-  bool down_write_trylock() noexcept {
-    std::uint32_t expected = 0;
-    return word_.compare_exchange_strong(expected, busted_detail::kWriter,
-                                         std::memory_order_acquire);
-  }
-  void up_write() noexcept { word_.fetch_and(~busted_detail::kWriter, std::memory_order_release); }
   void downgrade_write() noexcept {
     downgraded_ = true;
-    word_.fetch_and(~busted_detail::kWriter, std::memory_order_release);  // bug: no + kReader
+    word_.fetch_and(~kWriter, std::memory_order_release);  // bug: no + kReader
   }
 
  private:
-  std::atomic<std::uint32_t> word_{0};
   static inline thread_local bool downgraded_ = false;
 };
 
@@ -144,24 +110,24 @@ class BustedDowngrade {
 class BustedUnfairClaimsFair {
  public:
   void down_read() noexcept {
-    std::uint32_t c = word_.fetch_add(busted_detail::kReader, std::memory_order_acquire);
-    if (c & busted_detail::kWriter)  // keep our count: readers go first when it drops
-      wait_until([&] { return !(word_.load(std::memory_order_acquire) & busted_detail::kWriter); });
+    std::uint32_t c = word_.fetch_add(BustedWordBase::kReader, std::memory_order_acquire);
+    if (c & BustedWordBase::kWriter)  // keep our count: readers go first when it drops
+      wait_until([&] { return !(word_.load(std::memory_order_acquire) & BustedWordBase::kWriter); });
   }
   void up_read() noexcept {
-    if (word_.fetch_sub(busted_detail::kReader, std::memory_order_release) ==
-        busted_detail::kReader)
+    if (word_.fetch_sub(BustedWordBase::kReader, std::memory_order_release) ==
+        BustedWordBase::kReader)
       wake_all();
   }
   void down_write() noexcept {
     wait_until([&] {
       std::uint32_t expected = 0;
-      return word_.compare_exchange_strong(expected, busted_detail::kWriter,
+      return word_.compare_exchange_strong(expected, BustedWordBase::kWriter,
                                            std::memory_order_acquire);
     });
   }
   void up_write() noexcept {
-    word_.fetch_and(~busted_detail::kWriter, std::memory_order_release);
+    word_.fetch_and(~BustedWordBase::kWriter, std::memory_order_release);
     wake_all();
   }
 
