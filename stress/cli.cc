@@ -22,6 +22,8 @@ Examples:
   rwstress --cpus 0-3,8 --placement scatter --cs-read 200 --json run.json
   rwstress list                                   every implementation, with its
                                                   family, fairness and origin
+  rwstress --lock xadd --inject yield@in-cs:p=0.01 --inject delay@before-sleep:exp(2us)
+  rwstress list injectors                         every injector and injection point
 
 Exit codes: 0 PASS, 1 FAIL (invariant violated), 2 bad usage, 3 HANG,
 5 STARVED. With several locks, the worst verdict decides.
@@ -100,7 +102,14 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
       ->default_val("10s");
   app.add_flag("--fail-fast", cfg.fail_fast, "stop at the first violation");
   app.add_flag("--verbose,-v", cfg.verbose, "per-thread results under each row");
+  std::vector<std::string> inject_specs;
+  app.add_option("--inject", inject_specs,
+                 "KIND[@POINT[+POINT...]][:PARAM,...], repeatable; see rwstress list injectors")
+      ->take_all();
   CLI::App* list = app.add_subcommand("list", "list every lock implementation");
+  std::string list_what;
+  list->add_option("what", list_what, "'injectors': every injector and injection point")
+      ->check(CLI::IsMember({"locks", "injectors"}));
   CLI::App* selftest = app.add_subcommand(
       "selftest", "run every busted lock where it must be caught and every correct lock as a control");
   selftest->add_flag("--short", cfg.selftest_short, "shorter runs (CI): controls 100 ms, caps 2 s");
@@ -120,7 +129,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
 
   if (list->parsed()) {
     CliOutcome out;
-    out.action = CliAction::kList;
+    out.action = list_what == "injectors" ? CliAction::kListInjectors : CliAction::kList;
     return out;
   }
 
@@ -159,6 +168,11 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     cfg.threads = cfg.writers;
   }
   if (rw && cfg.readers + cfg.writers == 0) return usage_error("--readers and --writers are both 0");
+  for (const std::string& text : inject_specs) {
+    auto spec = parse_inject_spec(text, &error);
+    if (!spec) return usage_error(error);
+    cfg.injection.specs.push_back(*spec);
+  }
   if (cfg.readers + cfg.writers > kMaxThreads)
     return usage_error(fmt::format("{} threads in all; at most {}", cfg.readers + cfg.writers,
                                    kMaxThreads));
@@ -168,6 +182,17 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   auto w = parse_duration(watchdog, &error);
   if (!w) return usage_error("--watchdog: " + error);
   cfg.watchdog = *w;
+  for (const InjectSpec& spec : cfg.injection.specs) {
+    // A pause as long as the watchdog would be reported as a HANG.
+    auto pause = spec.kind == InjectKind::kStall || spec.kind == InjectKind::kLongHold ||
+                         spec.kind == InjectKind::kSleep
+                     ? spec.dist.a
+                     : spec.span;
+    if (pause * 2 > cfg.watchdog)
+      return usage_error(fmt::format("--inject '{}': pauses of {} need a --watchdog over {}",
+                                     spec.text, format_duration(pause),
+                                     format_duration(pause * 2)));
+  }
   if (!cpus.empty()) {
     auto spec = parse_cpu_spec(cpus, &error);
     if (!spec) return usage_error(error);

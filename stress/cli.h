@@ -14,6 +14,7 @@ inline constexpr const char* kVersion = "0.1.0";
 enum class CliAction {
   kRun,   // the main torture + benchmark run
   kList,  // rwstress list
+  kListInjectors,  // rwstress list injectors
   kSelftest,  // rwstress selftest [--short]
   kExit,  // --help, --version, or a usage error: print `output`, exit `exit_code`
 };

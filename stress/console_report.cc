@@ -68,6 +68,14 @@ std::vector<std::string> console_details(const RunResult& r, bool verbose) {
     for (const auto& h : r.hang_report) lines.push_back("  !   " + h);
   }
   for (const auto& s : r.starved) lines.push_back("  ~ starved " + s);
+  if (!r.injections.empty()) {
+    lines.push_back(fmt::format("  + injection schedule digest {:#018x}", r.schedule_digest));
+    for (const auto& c : r.injections)
+      lines.push_back(c.point == "timer"
+                          ? fmt::format("  + {}: fired {} times", c.spec, c.fired)
+                          : fmt::format("  + {} at {}: fired {} of {} visits", c.spec, c.point,
+                                        c.fired, c.visits));
+  }
   for (const auto& n : r.notes) lines.push_back("  - " + n);
   if (verbose) {
     for (size_t i = 0; i < r.threads.size(); ++i) {

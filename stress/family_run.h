@@ -29,10 +29,22 @@ namespace rwstress {
 // state next to the harness's.
 template <class Lock>
 struct LockRunShared : RunShared {
-  explicit LockRunShared(const Scenario& s) : RunShared(s), lock(make_lock<Lock>(s)) {}
+  explicit LockRunShared(const Scenario& s)
+      : RunShared(s),
+        lock(make_lock<Lock>(s)),
+        inject(s.injection ? std::make_unique<InjectShared>(s.injection->specs.size()) : nullptr) {
+    if (inject) inject->run_stop = &stop;
+  }
   Lock lock;
   SemaphoreBoundCheck bound;
+  std::unique_ptr<InjectShared> inject;
 };
+
+// A worker-loop injection point: nothing at all in the plain instantiation.
+template <bool kInject>
+inline void maybe_inject(InjectPoint p) {
+  if constexpr (kInject) inject_at(p);
+}
 
 // One in kTryEvery acquisitions uses a trylock (and one in kTryEvery write
 // holds ends in a downgrade) where the lock has them: often enough to
@@ -62,23 +74,47 @@ inline void acquire(WorkerSlot& slot, std::mt19937_64& rng, Phase try_phase, Pha
 // acquire/check/release, the progress counter, the optional yield.
 // `pass(slot, rng, seq)` is the family's.
 template <class Lock, class Pass>
+void worker_loop_body(LockRunShared<Lock>& s, WorkerSlot& slot, int index, bool inject,
+                      Pass pass) {
+  const Scenario& sc = s.scenario;
+  std::mt19937_64 rng(thread_seed(sc.seed, index));
+  std::uint64_t ops = 0;
+  while (!s.stop.load(std::memory_order_relaxed)) {
+    spin_work(sc.delay_loops);
+    pass(slot, rng, ops + 1);
+    slot.ops.store(++ops, std::memory_order_relaxed);
+    slot.phase.store(Phase::kOutside, std::memory_order_relaxed);
+    if (sc.sched) sched_yield();
+    if (inject) inject_at(InjectPoint::kBetweenPasses);
+  }
+}
+
+template <bool kInject, class Lock, class Pass>
 void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, Pass pass) {
   LockRunShared<Lock>& s = *shared;
   WorkerSlot& slot = s.slots[index];
   if (worker_start(s, index)) {
-    const Scenario& sc = s.scenario;
-    std::mt19937_64 rng(thread_seed(sc.seed, index));
-    std::uint64_t ops = 0;
-    while (!s.stop.load(std::memory_order_relaxed)) {
-      spin_work(sc.delay_loops);
-      pass(slot, rng, ops + 1);
-      slot.ops.store(++ops, std::memory_order_relaxed);
-      slot.phase.store(Phase::kOutside, std::memory_order_relaxed);
-      if (sc.sched) sched_yield();
+    if constexpr (kInject) {
+      if (s.scenario.injection) {
+        ThreadInjector injector(*s.scenario.injection, *s.inject, s.scenario.seed, index);
+        tl_injector = &injector;
+        worker_loop_body(s, slot, index, true, pass);
+        tl_injector = nullptr;
+        slot.result.inject_fired = injector.fired();
+        slot.result.inject_visits = injector.visits();
+      } else {
+        worker_loop_body(s, slot, index, false, pass);
+      }
+    } else {
+      worker_loop_body(s, slot, index, false, pass);
     }
   }
   slot.phase.store(Phase::kDone, std::memory_order_release);
 }
+
+// Sums the workers' firing counts per spec and point, adds the global
+// injectors' counts, and the schedule digest.
+void collect_injections(const Scenario& sc, const InjectShared& shared, RunResult& result);
 
 template <class Lock>
 using WorkerFn = void (*)(std::shared_ptr<LockRunShared<Lock>>, int);
@@ -131,7 +167,18 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
     summarize_run(result);
     return result;
   }
+  std::unique_ptr<InjectionController> controller;
+  if (sc.injection && shared->inject) {
+    std::vector<InjectionController::Target> targets;
+    for (int i = 0; i < sc.threads(); ++i)
+      targets.push_back({&shared->slots[i].tid, sc.plan.cpu_of_thread[size_t(i)]});
+    controller = std::make_unique<InjectionController>(*sc.injection, *shared->inject, sc.seed,
+                                                       std::move(targets), sc.plan.cpus);
+    controller->start();
+  }
   drive_run(shared, workers, result);
+  if (controller) controller->stop();
+  if (sc.injection && shared->inject) collect_injections(sc, *shared->inject, result);
   if (result.hang_report.empty() && result.error.empty())
     final_check(shared->lock, shared->violations);
   shared->violations.copy_into(result);

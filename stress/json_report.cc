@@ -31,6 +31,10 @@ nlohmann::json run_json(const RunResult& r) {
                      {"thread", v.thread},
                      {"detail", v.detail}});
   auto jain = [](double j) { return j < 0 ? nlohmann::json(nullptr) : nlohmann::json(j); };
+  nlohmann::json injections = nlohmann::json::array();
+  for (const auto& c : r.injections)
+    injections.push_back(
+        {{"spec", c.spec}, {"point", c.point}, {"fired", c.fired}, {"visits", c.visits}});
   return {{"lock", r.lock},
           {"family", family_name(r.family)},
           {"fairness", fairness_name(r.fairness)},
@@ -55,6 +59,8 @@ nlohmann::json run_json(const RunResult& r) {
           {"notes", r.notes},
           {"hang_report", r.hang_report},
           {"error", r.error},
+          {"injections", injections},
+          {"schedule_digest", fmt::format("{:#018x}", r.schedule_digest)},
           {"verdict", verdict_name(r.verdict)}};
 }
 
@@ -62,6 +68,8 @@ nlohmann::json run_json(const RunResult& r) {
 
 std::string json_report_text(const Report& report) {
   const RunConfig& c = report.config;
+  nlohmann::json inject = nlohmann::json::array();
+  for (const auto& spec : c.injection.specs) inject.push_back(spec.describe());
   nlohmann::json config = {
       {"lock", c.lock_spec},
       {"readers", c.readers},
@@ -81,6 +89,7 @@ std::string json_report_text(const Report& report) {
       {"delay", c.delay_loops},
       {"watchdog_s", std::chrono::duration<double>(c.watchdog).count()},
       {"fail_fast", c.fail_fast},
+      {"inject", inject},
       {"command", c.describe(report.plan)}};
   nlohmann::json host = {{"cpus", report.host_cpus},
                          {"topology", report.host_summary},

@@ -65,7 +65,7 @@ int run_main(RunConfig cfg) {
     Scenario sc = cfg.scenario_for(entry->meta);
     sc.plan = topology.plan(sc.threads(), cpus);
     sc.topology = &topology;
-    RunResult r = entry->run(sc, entry->meta);
+    RunResult r = (sc.injection ? entry->run_injected : entry->run)(sc, entry->meta);
     if (!r.error.empty()) return usage_error(r.error);
     print(console_row(r));
     for (const auto& line : console_details(r, cfg.verbose)) print(line);
@@ -97,6 +97,9 @@ int main(int argc, char** argv) {
       return outcome.exit_code;
     case CliAction::kList:
       std::cout << console_lock_list();
+      return 0;
+    case CliAction::kListInjectors:
+      std::cout << describe_injectors();
       return 0;
     case CliAction::kSelftest: {
       SelftestOptions opt;

@@ -18,9 +18,10 @@
 
 namespace rwstress {
 
-template <class Lock>
+template <bool kInject, class Lock>
 void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng,
                 std::uint64_t seq) {
+  maybe_inject<kInject>(InjectPoint::kBeforeAcquire);
   acquire<HasTrylock<Lock>>(
       slot, rng, Phase::kTryAcquire, Phase::kAcquire, [&] { return try_lock(s.lock); },
       [&] { s.lock.lock(); });
@@ -42,19 +43,23 @@ void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt1993
   const std::uint64_t value = record_value(index, seq);
   s.record.write(value);
   spin_work(s.scenario.cs_write_loops);
+  maybe_inject<kInject>(InjectPoint::kInCs);
   s.record.check_holds(value, index, ViolationKind::kTornRecord,
                        "another holder changed the record during my hold", s.violations);
   s.exclusion.writer_exit();
+  maybe_inject<kInject>(InjectPoint::kBeforeRelease);
   slot.phase.store(Phase::kRelease, std::memory_order_relaxed);
   s.lock.unlock();
+  maybe_inject<kInject>(InjectPoint::kAfterRelease);
 }
 
-template <class Lock>
+template <class Lock, bool kInject>
 void mutex_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
-  worker_loop(shared, index, [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
-    mutex_pass(s, index, slot, rng, seq);
-  });
+  worker_loop<kInject>(shared, index,
+                       [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
+                         mutex_pass<kInject>(s, index, slot, rng, seq);
+                       });
 }
 
 // Trylock truth: free -> another thread's trylock succeeds; held -> it fails;
@@ -105,10 +110,10 @@ void check_mutex_free(Lock& lock, ViolationLog& log) {
   }
 }
 
-template <class Lock>
+template <class Lock, bool kInject = false>
 RunResult run_mutex(const Scenario& sc, const LockMeta& meta) {
   return run_lock_workers<Lock>(
-      sc, meta, &mutex_worker<Lock>, [](Lock& l) { return probe_mutex_semantics(l); },
+      sc, meta, &mutex_worker<Lock, kInject>, [](Lock& l) { return probe_mutex_semantics(l); },
       [](Lock& l, ViolationLog& log) { check_mutex_free(l, log); });
 }
 

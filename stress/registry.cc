@@ -34,6 +34,7 @@
 #include "stress/mutex_run.h"
 #include "stress/rwlock_run.h"
 #include "stress/semaphore_run.h"
+#include "stress/with_hooks.h"
 
 namespace rwstress {
 
@@ -43,7 +44,8 @@ template <class Lock>
 constexpr LockEntry rwlock(std::string_view name, Fairness fairness, std::string_view origin,
                            bool busted = false) {
   return LockEntry{LockMeta{name, Family::kRwlock, fairness, origin, capabilities_of<Lock>(), busted},
-                   &run_rwlock<Lock>, &fastpath_pairs<Lock>};
+                   &run_rwlock<Lock>, &run_rwlock<WithInjectHooks<Lock>, true>,
+                   &fastpath_pairs<Lock>};
 }
 
 template <class Lock>
@@ -52,7 +54,7 @@ constexpr LockEntry semaphore(std::string_view name, Fairness fairness, std::str
   static_assert(CountingSemaphore<Lock>);
   return LockEntry{
       LockMeta{name, Family::kSemaphore, fairness, origin, capabilities_of<Lock>(), busted},
-      &run_semaphore<Lock>, &fastpath_pairs<Lock>};
+      &run_semaphore<Lock>, &run_semaphore<WithInjectHooks<Lock>, true>, &fastpath_pairs<Lock>};
 }
 
 template <class Lock>
@@ -60,7 +62,8 @@ constexpr LockEntry mutex(std::string_view name, Fairness fairness, std::string_
                           bool busted = false) {
   static_assert(MutexLock<Lock>);
   return LockEntry{LockMeta{name, Family::kMutex, fairness, origin, capabilities_of<Lock>(), busted},
-                   &run_mutex<Lock>, &fastpath_pairs<Lock>};
+                   &run_mutex<Lock>, &run_mutex<WithInjectHooks<Lock>, true>,
+                   &fastpath_pairs<Lock>};
 }
 
 // One line per implementation. docs/locks.md describes each.

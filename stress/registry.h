@@ -18,7 +18,8 @@ using RunFn = RunResult (*)(const Scenario&, const LockMeta&);
 
 struct LockEntry {
   LockMeta meta;
-  RunFn run;
+  RunFn run;           // the plain instantiation: nothing injected anywhere
+  RunFn run_injected;  // hooks routed to the injectors, worker-loop points live
   FastPathFn fastpath;  // uncontended acquire+release pairs (bench/fastpath_bench.cc)
 };
 

@@ -23,46 +23,6 @@ std::string CpuSpec::describe() const {
   return fmt::format("{}", fmt::join(ranges, ","));
 }
 
-std::string format_duration(std::chrono::nanoseconds d) {
-  auto ns = d.count();
-  if (ns % 1000000000 == 0) return fmt::format("{}s", ns / 1000000000);
-  if (ns % 1000000 == 0) return fmt::format("{}ms", ns / 1000000);
-  if (ns % 1000 == 0) return fmt::format("{}us", ns / 1000);
-  return fmt::format("{}ns", ns);
-}
-
-std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text,
-                                                       std::string* error) {
-  auto bad = [&](const char* why) -> std::optional<std::chrono::nanoseconds> {
-    *error = fmt::format("'{}' is not a duration ({}); use e.g. 2, 2s, 500ms, 250us", text, why);
-    return std::nullopt;
-  };
-  if (text.empty()) return bad("empty");
-  size_t unit_at = 0;
-  while (unit_at < text.size() && (std::isdigit(static_cast<unsigned char>(text[unit_at])) ||
-                                   text[unit_at] == '.'))
-    ++unit_at;
-  std::string number = text.substr(0, unit_at), unit = text.substr(unit_at);
-  if (number.empty() || number.front() == '.' || number.back() == '.' ||
-      number.find('.') != number.rfind('.'))
-    return bad("expected a number first");
-  double scale;
-  if (unit.empty() || unit == "s")
-    scale = 1e9;
-  else if (unit == "ms")
-    scale = 1e6;
-  else if (unit == "us")
-    scale = 1e3;
-  else if (unit == "m")
-    scale = 60e9;
-  else
-    return bad("unknown unit");
-  double ns = std::strtod(number.c_str(), nullptr) * scale;
-  if (!(ns >= 1e6)) return bad("shorter than 1ms");
-  if (ns > 86400e9) return bad("longer than a day");
-  return std::chrono::nanoseconds(std::int64_t(std::llround(ns)));
-}
-
 std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* error) {
   auto bad = [&](const std::string& why) -> std::optional<CpuSpec> {
     *error = fmt::format("--cpus '{}': {}; use a count (4) or a list (0-3,8)", text, why);
@@ -130,6 +90,7 @@ Scenario RunConfig::scenario_for(const LockMeta& meta) const {
   sc.seed = seed;
   sc.watchdog = watchdog;
   sc.fail_fast = fail_fast;
+  sc.injection = injection.empty() ? nullptr : &injection;
   return sc;
 }
 
@@ -148,6 +109,8 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   if (tuning.handoff != defaults.handoff) roles += " --rwsem-handoff off";
   if (tuning.reader_steal != defaults.reader_steal) roles += " --rwsem-reader-steal off";
   if (tuning.spin_limit != defaults.spin_limit) roles += fmt::format(" --spin-limit {}", tuning.spin_limit);
+  for (const InjectSpec& spec : injection.specs)  // quoted: "exp(2us)" is shell syntax
+    roles += fmt::format(" --inject '{}'", spec.describe());
   return fmt::format("rwstress --lock {}{}{} --duration {} --cpus {} --placement {} --cs-read {} "
                      "--cs-write {} --delay {} --watchdog {}{} --seed {:#x}",
                      lock_spec, roles, sched ? " --sched" : "", format_duration(duration), cpu_arg,

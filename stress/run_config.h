@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "platform/duration.h"
 #include "platform/topology.h"
 #include "stress/registry.h"
 #include "stress/scenario.h"
@@ -34,6 +35,7 @@ struct RunConfig {
   int threads = 4;  // semaphore and mutex runs: --threads, or --writers when given
   int count = 2;    // semaphore runs: initial count
   LockTuning tuning;
+  InjectionPlan injection;  // --inject, in the order given
   bool sched = false;
   std::chrono::nanoseconds duration = std::chrono::seconds(4);
   CpuSpec cpus;
@@ -60,15 +62,10 @@ struct RunConfig {
   std::string describe(const PlacementPlan& plan) const;
 };
 
-// "2" (seconds), "2s", "1.5s", "500ms", "250us", "3m". Positive, at most a
-// day. Returns nullopt and sets *error on anything else.
-std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text,
-                                                       std::string* error);
 
 // "4" is a count; "0-3,8", "5," and "2-2" are lists. Returns nullopt and
 // sets *error on anything else.
 std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* error);
 
-std::string format_duration(std::chrono::nanoseconds d);  // "4s", "500ms"
 
 }  // namespace rwstress

@@ -1,5 +1,7 @@
 #include "stress/run_driver.h"
 
+#include <unistd.h>
+
 #include <sched.h>
 
 #include <chrono>
@@ -54,6 +56,7 @@ bool worker_start(RunShared& shared, int index) {
                      : index < sc.readers       ? Role::kReader
                                                 : Role::kWriter;
   slot.result.cpu = sc.plan.cpu_of_thread[size_t(index)];
+  slot.tid.store(pid_t(gettid()), std::memory_order_release);
   if (sc.topology) {
     std::string err = sc.topology->bind_current_thread(slot.result.cpu);
     if (!err.empty()) {
@@ -206,6 +209,33 @@ bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit) 
   }
   t.detach();
   return false;
+}
+
+}  // namespace rwstress
+
+namespace rwstress {
+
+void collect_injections(const Scenario& sc, const InjectShared& shared, RunResult& result) {
+  const InjectionPlan& plan = *sc.injection;
+  for (std::size_t i = 0; i < plan.specs.size(); ++i) {
+    const InjectSpec& spec = plan.specs[i];
+    if (is_global(spec.kind)) {
+      result.injections.push_back(
+          {spec.describe(), "timer", shared.global_fired[i]->load(), 0});
+      continue;
+    }
+    for (InjectPoint p : spec.points) {
+      InjectionCount c{spec.describe(), inject_point_name(p), 0, 0};
+      for (const ThreadResult& t : result.threads) {
+        if (i < t.inject_fired.size()) {
+          c.fired += t.inject_fired[i][int(p)];
+          c.visits += t.inject_visits[i][int(p)];
+        }
+      }
+      result.injections.push_back(c);
+    }
+  }
+  result.schedule_digest = schedule_digest(plan, sc.seed, sc.threads());
 }
 
 }  // namespace rwstress

@@ -7,6 +7,8 @@
 // stuck thread still uses and the remaining runs can go on.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -50,6 +52,7 @@ const char* phase_name(Phase p);
 struct alignas(kCacheLinePad) WorkerSlot {
   std::atomic<std::uint64_t> ops{0};
   std::atomic<Phase> phase{Phase::kStarting};
+  std::atomic<pid_t> tid{0};  // the worker's kernel thread id, for the injection controller
   ThreadResult result;
 };
 

@@ -1,11 +1,13 @@
 // What one run produced: a plain struct that the reporters only format.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "injectors/inject_spec.h"
 #include "stress/lock_traits.h"
 
 namespace rwstress {
@@ -53,6 +55,17 @@ struct ThreadResult {
   std::uint64_t downgrades = 0;
   std::uint64_t reader_overlaps = 0;  // read acquisitions that found another reader inside
   int max_readers_seen = 0;           // most readers inside at once, as seen on entry
+  // --inject: per spec and point, how often the injector fired and how
+  // often the point was visited (empty without injection).
+  std::vector<std::array<std::uint64_t, kInjectPointCount>> inject_fired, inject_visits;
+};
+
+// One injector's firing count at one point, over a run.
+struct InjectionCount {
+  std::string spec;   // canonical form
+  std::string point;  // a point name, or "timer" for the global injectors
+  std::uint64_t fired = 0;
+  std::uint64_t visits = 0;  // 0 for "timer"
 };
 
 struct RunResult {
@@ -84,6 +97,8 @@ struct RunResult {
   std::vector<std::string> notes;
   std::vector<std::string> hang_report;  // one line per thread when HANG
   std::string error;                     // a run that could not start (binding failed)
+  std::vector<InjectionCount> injections;  // --inject firing counts
+  std::uint64_t schedule_digest = 0;       // --inject: see injectors/injection.h
 
   Verdict verdict = Verdict::kPass;
 

@@ -44,16 +44,20 @@ void check_snapshot(LockRunShared<Lock>& s, int index, ThreadResult& r) {
   s.bound.exit();
 }
 
-template <class Lock>
+template <bool kInject, class Lock>
 void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng) {
   ThreadResult& r = slot.result;
+  maybe_inject<kInject>(InjectPoint::kBeforeAcquire);
   if constexpr (SnapshotReads<Lock>) {
     slot.phase.store(Phase::kDownRead, std::memory_order_relaxed);
     s.lock.down_read();
     slot.phase.store(Phase::kHoldRead, std::memory_order_relaxed);
+    maybe_inject<kInject>(InjectPoint::kInCs);
     check_snapshot(s, index, r);
+    maybe_inject<kInject>(InjectPoint::kBeforeRelease);
     slot.phase.store(Phase::kUpRead, std::memory_order_relaxed);
     s.lock.up_read();
+    maybe_inject<kInject>(InjectPoint::kAfterRelease);
     return;
   }
   acquire<HasReadTrylock<Lock>>(
@@ -65,25 +69,32 @@ void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   if (inside > r.max_readers_seen) r.max_readers_seen = inside;
   s.record.check_whole(index, s.violations);
   spin_work(s.scenario.cs_read_loops);
+  maybe_inject<kInject>(InjectPoint::kInCs);
+  s.record.check_whole(index, s.violations);
   s.exclusion.reader_exit();
+  maybe_inject<kInject>(InjectPoint::kBeforeRelease);
   slot.phase.store(Phase::kUpRead, std::memory_order_relaxed);
   s.lock.up_read();
+  maybe_inject<kInject>(InjectPoint::kAfterRelease);
 }
 
-template <class Lock>
+template <bool kInject, class Lock>
 void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng,
                     std::uint64_t seq) {
   ThreadResult& r = slot.result;
+  maybe_inject<kInject>(InjectPoint::kBeforeAcquire);
   if constexpr (SnapshotReads<Lock>) {
     slot.phase.store(Phase::kDownWrite, std::memory_order_relaxed);
     s.lock.down_write();
     slot.phase.store(Phase::kHoldWrite, std::memory_order_relaxed);
     s.exclusion.writer_enter(index, s.violations);
     spin_work(s.scenario.cs_write_loops);
+    maybe_inject<kInject>(InjectPoint::kInCs);
     auto* old = s.lock.publish(new typename Lock::Version(record_value(index, seq)));
     s.exclusion.writer_exit();
     slot.phase.store(Phase::kUpWrite, std::memory_order_relaxed);
     s.lock.up_write();
+    maybe_inject<kInject>(InjectPoint::kAfterRelease);
     s.lock.retire(old, seq);
     return;
   }
@@ -95,6 +106,7 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   const std::uint64_t value = record_value(index, seq);
   s.record.write(value);
   spin_work(s.scenario.cs_write_loops);
+  maybe_inject<kInject>(InjectPoint::kInCs);
   s.record.check_holds(value, index, ViolationKind::kTornRecord,
                        "another writer changed the record during my write hold", s.violations);
 
@@ -109,26 +121,31 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
       s.record.check_holds(value, index, ViolationKind::kDowngrade,
                            "a writer changed the record after my downgrade_write", s.violations);
       s.exclusion.reader_exit();
+      maybe_inject<kInject>(InjectPoint::kBeforeRelease);
       slot.phase.store(Phase::kUpRead, std::memory_order_relaxed);
       s.lock.up_read();
+      maybe_inject<kInject>(InjectPoint::kAfterRelease);
       return;
     }
   }
   s.exclusion.writer_exit();
+  maybe_inject<kInject>(InjectPoint::kBeforeRelease);
   slot.phase.store(Phase::kUpWrite, std::memory_order_relaxed);
   s.lock.up_write();
+  maybe_inject<kInject>(InjectPoint::kAfterRelease);
 }
 
-template <class Lock>
+template <class Lock, bool kInject>
 void rw_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
   const bool writer = index >= s.scenario.readers;
-  worker_loop(shared, index, [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
-    if (writer)
-      rw_writer_pass(s, index, slot, rng, seq);
-    else
-      rw_reader_pass(s, index, slot, rng);
-  });
+  worker_loop<kInject>(shared, index,
+                       [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
+                         if (writer)
+                           rw_writer_pass<kInject>(s, index, slot, rng, seq);
+                         else
+                           rw_reader_pass<kInject>(s, index, slot, rng);
+                       });
 }
 
 // After every worker left, the lock must be free.
@@ -143,10 +160,10 @@ void check_final_state(Lock& lock, ViolationLog& log) {
   }
 }
 
-template <class Lock>
+template <class Lock, bool kInject = false>
 RunResult run_rwlock(const Scenario& sc, const LockMeta& meta) {
   return run_lock_workers<Lock>(
-      sc, meta, &rw_worker<Lock>, [](Lock& l) { return probe_rwlock_semantics(l); },
+      sc, meta, &rw_worker<Lock, kInject>, [](Lock& l) { return probe_rwlock_semantics(l); },
       [](Lock& l, ViolationLog& log) { check_final_state(l, log); });
 }
 

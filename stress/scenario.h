@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "injectors/injection.h"
 #include "locks/lock_tuning.h"
 #include "platform/topology.h"
 #include "stress/lock_traits.h"
@@ -27,6 +28,7 @@ struct Scenario {
   bool fail_fast = false;
   PlacementPlan plan;                 // one CPU per worker thread
   const Topology* topology = nullptr;  // pins threads; nullptr only in unit tests
+  const InjectionPlan* injection = nullptr;  // --inject; read only by the injected instantiation
 
   int threads() const { return readers + writers; }
 };

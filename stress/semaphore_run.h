@@ -27,10 +27,11 @@ bool try_down_or_timeout(Lock& lock, std::uint64_t seq) {
   return try_down(lock);
 }
 
-template <class Lock>
+template <bool kInject, class Lock>
 void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng,
                     std::uint64_t seq) {
   ThreadResult& r = slot.result;
+  maybe_inject<kInject>(InjectPoint::kBeforeAcquire);
   acquire<HasSemTrylock<Lock> || HasDownTimeout<Lock>>(
       slot, rng, Phase::kTryAcquire, Phase::kAcquire,
       [&] { return try_down_or_timeout(s.lock, seq); }, [&] { s.lock.down(); });
@@ -48,17 +49,21 @@ void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   } else {
     spin_work(s.scenario.cs_write_loops);
   }
+  maybe_inject<kInject>(InjectPoint::kInCs);
   s.bound.exit();
+  maybe_inject<kInject>(InjectPoint::kBeforeRelease);
   slot.phase.store(Phase::kRelease, std::memory_order_relaxed);
   s.lock.up();
+  maybe_inject<kInject>(InjectPoint::kAfterRelease);
 }
 
-template <class Lock>
+template <class Lock, bool kInject>
 void semaphore_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
-  worker_loop(shared, index, [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
-    semaphore_pass(s, index, slot, rng, seq);
-  });
+  worker_loop<kInject>(shared, index,
+                       [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
+                         semaphore_pass<kInject>(s, index, slot, rng, seq);
+                       });
 }
 
 // Takes every unit the semaphore has (each retried for a while: a unit may
@@ -120,11 +125,11 @@ void check_count_restored(Lock& lock, int count, ViolationLog& log) {
   }
 }
 
-template <class Lock>
+template <class Lock, bool kInject = false>
 RunResult run_semaphore(const Scenario& sc, const LockMeta& meta) {
   const int count = sc.count;
   return run_lock_workers<Lock>(
-      sc, meta, &semaphore_worker<Lock>,
+      sc, meta, &semaphore_worker<Lock, kInject>,
       [count](Lock& l) { return probe_semaphore_semantics(l, count); },
       [count](Lock& l, ViolationLog& log) { check_count_restored(l, count, log); });
 }

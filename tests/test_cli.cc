@@ -239,6 +239,34 @@ BOOST_AUTO_TEST_CASE(binary_semaphore_run_json) {
   BOOST_TEST(r.out.find("--threads 4 --count 3") != std::string::npos, r.out);
 }
 
+BOOST_AUTO_TEST_CASE(binary_inject_errors_and_listing) {
+  auto bad = test::run_rwstress("--lock xadd --inject 'delay@before-sleep:exp(2x)'");
+  BOOST_TEST(bad.exit_code == 2);
+  BOOST_TEST(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+  BOOST_TEST(bad.err.find("at 'exp(2x)'") != std::string::npos, bad.err);
+  auto list = test::run_rwstress("list injectors");
+  BOOST_TEST(list.exit_code == 0);
+  for (const char* word : {"yield", "spurious-wake", "stutter", "cpu-offline", "after-enqueue",
+                           "futex-wait", "between-passes"})
+    BOOST_TEST(list.out.find(word) != std::string::npos, word);
+  auto run = test::run_rwstress(
+      "--lock xadd --readers 2 --writers 1 --duration 300ms --seed 3 "
+      "--inject 'yield@in-cs:p=0.1' --inject 'stutter:every=100ms,for=10ms'");
+  BOOST_TEST(run.exit_code == 0, run.out << run.err);
+  BOOST_TEST(run.out.find("+ yield@in-cs:p=0.1 at in-cs: fired") != std::string::npos, run.out);
+  BOOST_TEST(run.out.find("injection schedule digest 0x") != std::string::npos);
+  BOOST_TEST(run.out.find("--inject 'yield@in-cs:p=0.1'") != std::string::npos);
+  auto again = test::run_rwstress(
+      "--lock xadd --readers 2 --writers 1 --duration 300ms --seed 3 "
+      "--inject 'yield@in-cs:p=0.1' --inject 'stutter:every=100ms,for=10ms'");
+  auto digest = [](const std::string& out) {
+    auto at = out.find("digest 0x");
+    return at == std::string::npos ? std::string() : out.substr(at, 27);
+  };
+  BOOST_TEST(!digest(run.out).empty());
+  BOOST_TEST(digest(run.out) == digest(again.out));
+}
+
 // The short selftest: every busted lock caught, every control PASS.
 BOOST_AUTO_TEST_CASE(binary_selftest_short_passes) {
   auto r = test::run_rwstress("selftest --short");
