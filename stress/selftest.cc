@@ -42,7 +42,7 @@ const BustedCase kCases[] = {
     {"busted-lying-trylock", "trylock succeeds while held", Verdict::kFail, false, 0, 3},
     {"busted-ticket-wrap", "ticket wraps too early (2-bit tickets)", Verdict::kFail, true, 0, 8},
     {"busted-early-release", "release before the last protected store", Verdict::kFail, false, 0,
-     4},
+     2, 0, "sleep@in-cs:p=0.001,fixed(5ms)"},
     {"busted-lost-wakeup", "lost wake-up between enqueue and sleep", Verdict::kHang, false, 0, 4,
      0, "sleep@before-sleep:fixed(200us)"},
     {"busted-spurious-grant", "spurious futex return taken as a grant", Verdict::kFail, true, 0, 4,

@@ -71,8 +71,11 @@ class BustedTicketWrap {
 // section's last stores -- a release written without release ordering
 // (WRITE_ONCE for smp_store_release) on a weakly ordered CPU. x86 keeps
 // stores in order, so the lock emulates the reordering: a waiter that has
-// watched the same holder for kVisibleAfter turns treats the lock as
-// released, as if the holder's unlock store had overtaken its stores.
+// watched the same holder for kVisibleAfter turns (about half a
+// millisecond) treats the lock as released, as if the holder's unlock store
+// had overtaken its stores. Only a holder that is slow inside its critical
+// section -- preempted, or put to sleep there by `--inject sleep@in-cs` --
+// opens the window.
 class BustedEarlyRelease {
  public:
   static constexpr bool kSpins = true;
@@ -98,7 +101,7 @@ class BustedEarlyRelease {
   }
 
  private:
-  static constexpr std::uint32_t kVisibleAfter = 2000;
+  static constexpr std::uint32_t kVisibleAfter = 1u << 14;
   std::atomic<std::uint32_t> word_{0};  // bit 0: held; the rest counts hand-overs
 };
 
