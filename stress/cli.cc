@@ -82,6 +82,11 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
                  "modern rwsem: readers may take a read-held lock past waiting writers")
       ->check(CLI::IsMember({"on", "off"}))
       ->default_val("on");
+  std::string xadd_wake = "fair";
+  app.add_option("--xadd-wake", xadd_wake,
+                 "xadd's wake: fair (the head run of readers) or unfair (every queued reader)")
+      ->check(CLI::IsMember({"fair", "unfair"}))
+      ->default_val("fair");
   app.add_option("--spin-limit", cfg.tuning.spin_limit,
                  "optimistic spinning before sleeping, in pause turns (modern rwsem)")
       ->check(CLI::Range(0, 1 << 24))
@@ -145,6 +150,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   if (cfg.locks.empty()) return usage_error(error);
   cfg.tuning.handoff = handoff == "on";
   cfg.tuning.reader_steal = reader_steal == "on";
+  cfg.tuning.xadd_unfair_wake = xadd_wake == "unfair";
 
   // Thread roles per family: rwlocks have readers and writers; semaphores
   // and mutexes have only --threads (or --writers, read as the same).

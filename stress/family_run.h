@@ -131,6 +131,9 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   result.lock = std::string(meta.name);
   result.family = meta.family;
   result.fairness = meta.fairness;
+  if constexpr (requires { Lock::fifo_with(sc.tuning); }) {
+    if (!Lock::fifo_with(sc.tuning)) result.fairness = Fairness::kUnfair;  // a knob made it so
+  }
   result.readers = sc.readers;
   result.writers = sc.writers;
   result.count = meta.family == Family::kSemaphore ? sc.count : 0;

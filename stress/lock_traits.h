@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <concepts>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,7 @@ enum class Fairness {
 
 const char* family_name(Family f);
 const char* fairness_name(Fairness f);
+inline std::ostream& operator<<(std::ostream& os, Fairness f) { return os << fairness_name(f); }
 
 // Whether the fairness class promises progress to threads of a role: a
 // thread of a promised role that gets (almost) nothing is STARVED.

@@ -109,6 +109,7 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   if (tuning.handoff != defaults.handoff) roles += " --rwsem-handoff off";
   if (tuning.reader_steal != defaults.reader_steal) roles += " --rwsem-reader-steal off";
   if (tuning.spin_limit != defaults.spin_limit) roles += fmt::format(" --spin-limit {}", tuning.spin_limit);
+  if (tuning.xadd_unfair_wake) roles += " --xadd-wake unfair";
   for (const InjectSpec& spec : injection.specs)  // quoted: "exp(2us)" is shell syntax
     roles += fmt::format(" --inject '{}'", spec.describe());
   return fmt::format("rwstress --lock {}{}{} --duration {} --cpus {} --placement {} --cs-read {} "

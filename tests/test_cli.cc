@@ -93,6 +93,10 @@ BOOST_AUTO_TEST_CASE(family_thread_options) {
   BOOST_TEST(!tuned.config.tuning.handoff);
   BOOST_TEST(tuned.config.tuning.spin_limit == 0);
   BOOST_TEST(parse({"--lock", "linux-rwsem", "--rwsem-handoff", "maybe"}).exit_code == 2);
+  auto unfair = parse({"--lock", "xadd", "--xadd-wake", "unfair"});
+  BOOST_REQUIRE(unfair.action == CliAction::kRun);
+  BOOST_TEST(unfair.config.tuning.xadd_unfair_wake);
+  BOOST_TEST(parse({"--lock", "xadd", "--xadd-wake", "sometimes"}).exit_code == 2);
 }
 
 BOOST_AUTO_TEST_CASE(bad_counts_are_usage_errors) {

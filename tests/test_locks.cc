@@ -240,3 +240,17 @@ BOOST_AUTO_TEST_CASE(xadd_writer_not_starved_by_a_preempted_waker) {
                        e->meta);
   BOOST_TEST(r.verdict == Verdict::kPass, "starved: " << (r.starved.empty() ? "" : r.starved[0]));
 }
+
+// --xadd-wake unfair: the same lock, run with the knob, is judged as an
+// unfair lock and stays correct.
+BOOST_AUTO_TEST_CASE(xadd_wake_knob_changes_the_fairness_class_not_correctness) {
+  const LockEntry* e = find_lock("xadd");
+  BOOST_REQUIRE(e);
+  Scenario sc = test::short_scenario(machine(), 4, 2, std::chrono::milliseconds(300));
+  sc.tuning.xadd_unfair_wake = true;
+  RunResult r = e->run(sc, e->meta);
+  BOOST_TEST(r.fairness == Fairness::kUnfair);
+  BOOST_TEST(r.violation_count == 0u);
+  sc.tuning.xadd_unfair_wake = false;
+  BOOST_TEST(e->run(sc, e->meta).fairness == Fairness::kTaskFair);
+}

@@ -16,6 +16,9 @@ struct LockTuning {
   // Spin-before-sleep limit of the optimistic spinners (modern rwsem,
   // kernel semaphore's fast retry): turns of cpu_relax while the owner runs.
   int spin_limit = 2000;
+  // XADD rwsem (xadd): wake every queued reader when the head is a reader
+  // (the slightly-unfair wake of seed 003), instead of the head run.
+  bool xadd_unfair_wake = false;
 };
 
 }  // namespace rwstress

@@ -33,6 +33,7 @@
 #include <cstdint>
 
 #include "locks/hooks.h"
+#include "locks/lock_tuning.h"
 #include "locks/raw_spinlock.h"
 #include "locks/rwlock/rwsem_waiter.h"
 
@@ -47,6 +48,18 @@ class RwsemXadd {
   static constexpr std::int32_t kWaitingBias = -0x00010000;
   static constexpr std::int32_t kActiveReadBias = kActiveBias;
   static constexpr std::int32_t kActiveWriteBias = kWaitingBias + kActiveBias;
+
+  RwsemXadd() = default;
+  // --xadd-wake unfair turns the fair variant into the slightly-unfair one
+  // at run time, so one workload can be compared with one knob changed.
+  explicit RwsemXadd(const LockTuning& t) noexcept {
+    if (t.xadd_unfair_wake) reader_batch_ = ReaderBatch::kAllQueued;
+  }
+  // Whether it is still FIFO under these knobs (the harness then judges
+  // starvation as for a task-fair lock).
+  static constexpr bool fifo_with(const LockTuning& t) noexcept {
+    return !kUnfairWake && !t.xadd_unfair_wake;
+  }
 
   void down_read() noexcept {
     if (count_.fetch_add(kActiveReadBias, std::memory_order_acquire) + kActiveReadBias < 0)
@@ -98,8 +111,6 @@ class RwsemXadd {
   std::int32_t count_for_test() const noexcept { return count_.load(); }
 
  private:
-  static constexpr ReaderBatch kReaderBatch =
-      kUnfairWake ? ReaderBatch::kAllQueued : ReaderBatch::kHeadRun;
 
   // `adjustment` swaps the active bias this locker added for a waiting bias
   // (a writer's ACTIVE_WRITE_BIAS already holds its waiting bias).
@@ -125,7 +136,7 @@ class RwsemXadd {
   // holds a read lock already and grants readers only.
   void do_wake(bool downgrading) noexcept {
     if (!downgrading && !claim_wake()) return;
-    GrantBatch batch = rwsem_take_grant_batch(waiters_, kReaderBatch, downgrading);
+    GrantBatch batch = rwsem_take_grant_batch(waiters_, reader_batch_, downgrading);
     if (batch.readers > 0) {
       // Each granted reader trades its waiting bias for an active bias; the
       // active bias claim_wake() added stands for the first of them.
@@ -151,6 +162,7 @@ class RwsemXadd {
   }
 
   std::atomic<std::int32_t> count_{kUnlockedValue};
+  ReaderBatch reader_batch_ = kUnfairWake ? ReaderBatch::kAllQueued : ReaderBatch::kHeadRun;
   RawSpinlock<Hooks> wait_lock_;
   RwsemWaitList waiters_;
 };
