@@ -35,7 +35,8 @@ constexpr KindInfo kKinds[] = {
      "take one CPU from every thread's allowed set for a while (every=, for=; default 500ms, "
      "100ms)"},
     {InjectKind::kPriority, "priority",
-     "raise one thread's nice value to 19 for a while (every=, for=; default 300ms, 100ms)"},
+     "one thread, for a while: reniced to 19, or every other time a SCHED_FIFO burst where "
+     "permitted (every=, for=; default 300ms, 100ms)"},
 };
 
 struct PointInfo {

@@ -185,7 +185,9 @@ void InjectionController::run() {
     Clock::time_point ends{};
     bool active = false;
     int cpu = -1;       // cpu-offline: the CPU taken away
-    std::size_t who = 0;  // priority: the thread reniced
+    std::size_t who = 0;  // priority: the thread reniced or made SCHED_FIFO
+    bool fifo = false;    // priority: this event is a SCHED_FIFO burst
+    std::uint64_t count = 0;
   };
   std::vector<Event> events;
   const auto t0 = Clock::now();
@@ -203,10 +205,7 @@ void InjectionController::run() {
         e.active = false;
         if (s.kind == InjectKind::kStutter) shared_.paused.store(false, std::memory_order_release);
         if (s.kind == InjectKind::kCpuOffline) restore_pins();
-        if (s.kind == InjectKind::kPriority) {
-          pid_t tid = targets_[e.who].tid->load();
-          if (tid > 0) setpriority(PRIO_PROCESS, id_t(tid), 0);
-        }
+        if (s.kind == InjectKind::kPriority) end_priority(e.who, e.fifo);
       }
       if (!e.active && now >= e.next) {
         e.next = now + s.every;
@@ -230,9 +229,23 @@ void InjectionController::run() {
             break;
           }
           case InjectKind::kPriority: {
+            // Odd events are SCHED_FIFO bursts where the process may use
+            // them; the others, and all of them where it may not, renice.
             e.who = std::uniform_int_distribution<std::size_t>(0, targets_.size() - 1)(rng_);
+            e.fifo = (++e.count % 2 == 0) && !shared_.fifo_denied.load();
             pid_t tid = targets_[e.who].tid->load();
-            if (tid > 0) setpriority(PRIO_PROCESS, id_t(tid), 19);
+            if (tid <= 0) break;
+            if (e.fifo) {
+              sched_param sp{};
+              sp.sched_priority = 1;
+              if (sched_setscheduler(tid, SCHED_FIFO, &sp) == 0) {
+                shared_.fifo_bursts.fetch_add(1);
+                break;
+              }
+              shared_.fifo_denied.store(true);
+              e.fifo = false;
+            }
+            setpriority(PRIO_PROCESS, id_t(tid), 19);
             break;
           }
           default: break;
@@ -247,10 +260,18 @@ void InjectionController::run() {
   }
   shared_.paused.store(false);
   for (Event& e : events)
-    if (e.active && plan_.specs[e.spec].kind == InjectKind::kPriority) {
-      pid_t tid = targets_[e.who].tid->load();
-      if (tid > 0) setpriority(PRIO_PROCESS, id_t(tid), 0);
-    }
+    if (e.active && plan_.specs[e.spec].kind == InjectKind::kPriority) end_priority(e.who, e.fifo);
+}
+
+void InjectionController::end_priority(std::size_t who, bool fifo) {
+  pid_t tid = targets_[who].tid->load();
+  if (tid <= 0) return;
+  if (fifo) {
+    sched_param sp{};
+    sched_setscheduler(tid, SCHED_OTHER, &sp);
+  } else {
+    setpriority(PRIO_PROCESS, id_t(tid), 0);
+  }
 }
 
 }  // namespace rwstress

@@ -40,6 +40,8 @@ struct InjectShared {
   const std::atomic<bool>* run_stop = nullptr;  // the stutter gate opens when the run stops
   std::atomic<bool> paused{false};
   std::atomic<bool> stall_taken{false};
+  std::atomic<std::uint64_t> fifo_bursts{0};  // priority: SCHED_FIFO bursts given
+  std::atomic<bool> fifo_denied{false};       // priority: SCHED_FIFO not permitted here
   std::vector<std::unique_ptr<std::atomic<std::uint64_t>>> global_fired;  // per spec
 
   explicit InjectShared(std::size_t specs) {
@@ -116,6 +118,7 @@ class InjectionController {
  private:
   void run();
   void pin(const Target& t, const std::vector<int>& cpus);
+  void end_priority(std::size_t who, bool fifo);
 
   const InjectionPlan& plan_;
   InjectShared& shared_;

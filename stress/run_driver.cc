@@ -180,9 +180,13 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   }
   // A detached worker may still write its slot; read only what it published.
   for (int i = 0; i < n; ++i) {
-    ThreadResult t = s.slots[i].phase.load(std::memory_order_acquire) == Phase::kDone
-                         ? s.slots[i].result
-                         : ThreadResult{s.slots[i].result.role, s.slots[i].result.cpu};
+    ThreadResult t;
+    if (s.slots[i].phase.load(std::memory_order_acquire) == Phase::kDone) {
+      t = s.slots[i].result;
+    } else {
+      t.role = s.slots[i].result.role;
+      t.cpu = s.slots[i].result.cpu;
+    }
     t.ops = s.slots[i].ops.load();
     result.threads.push_back(t);
   }
@@ -236,6 +240,16 @@ void collect_injections(const Scenario& sc, const InjectShared& shared, RunResul
     }
   }
   result.schedule_digest = schedule_digest(plan, sc.seed, sc.threads());
+  for (const InjectSpec& spec : plan.specs) {
+    if (spec.kind != InjectKind::kPriority) continue;
+    if (shared.fifo_denied.load())
+      result.notes.push_back(
+          "priority: SCHED_FIFO is not permitted to this process (sched_setscheduler failed); "
+          "its bursts were skipped and those events reniced instead");
+    else
+      result.notes.push_back(fmt::format("priority: {} SCHED_FIFO bursts", shared.fifo_bursts.load()));
+    break;
+  }
 }
 
 }  // namespace rwstress
