@@ -77,6 +77,8 @@ std::vector<std::string> console_details(const RunResult& r, bool verbose) {
                                         c.fired, c.visits));
   }
   for (const auto& n : r.notes) lines.push_back("  - " + n);
+  if (!r.known_issue.empty() && r.verdict != Verdict::kPass)
+    lines.push_back(fmt::format("  - known library bug: {}", r.known_issue));
   if (verbose) {
     for (size_t i = 0; i < r.threads.size(); ++i) {
       const ThreadResult& t = r.threads[i];
@@ -105,7 +107,11 @@ std::string console_lock_list() {
     for (const auto& e : lock_registry())
       if (wanted(e.meta))
         out += fmt::format(fmt::runtime(kListFormat), fmt::format("  {}", e.meta.name),
-                           fairness_name(e.meta.fairness), e.meta.caps.describe(), e.meta.origin);
+                           fairness_name(e.meta.fairness), e.meta.caps.describe(),
+                           e.meta.known_issue.empty()
+                               ? std::string(e.meta.origin)
+                               : fmt::format("{} [known bug: {}]", e.meta.origin,
+                                             e.meta.known_issue));
     out += "\n";
   };
   for (Family f : {Family::kRwlock, Family::kSemaphore, Family::kMutex})

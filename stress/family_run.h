@@ -138,6 +138,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   result.writers = sc.writers;
   result.count = meta.family == Family::kSemaphore ? sc.count : 0;
   result.spins = meta.caps.spins;
+  result.known_issue = std::string(meta.known_issue);
   result.sched = sc.sched;
   result.cpus = sc.plan.cpus;
 

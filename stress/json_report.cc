@@ -59,6 +59,7 @@ nlohmann::json run_json(const RunResult& r) {
           {"notes", r.notes},
           {"hang_report", r.hang_report},
           {"error", r.error},
+          {"known_issue", r.known_issue},
           {"injections", injections},
           {"schedule_digest", fmt::format("{:#018x}", r.schedule_digest)},
           {"verdict", verdict_name(r.verdict)}};

@@ -161,6 +161,9 @@ struct LockMeta {
   std::string_view origin;
   Capabilities caps;
   bool busted;  // a deliberately broken lock: excluded from family selections
+  // A bug known in the library itself (not in rwstress), with its reference.
+  // The lock stays a control, but a HANG from it is expected, not a flag.
+  std::string_view known_issue = {};
 };
 
 }  // namespace rwstress

@@ -97,6 +97,7 @@ struct RunResult {
   std::vector<std::string> notes;
   std::vector<std::string> hang_report;  // one line per thread when HANG
   std::string error;                     // a run that could not start (binding failed)
+  std::string known_issue;                 // the lock's known library bug, if any
   std::vector<InjectionCount> injections;  // --inject firing counts
   std::uint64_t schedule_digest = 0;       // --inject: see injectors/injection.h
 
