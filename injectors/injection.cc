@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 
 #include "platform/cpu_relax.h"
 
@@ -187,6 +188,7 @@ void InjectionController::run() {
     int cpu = -1;       // cpu-offline: the CPU taken away
     std::size_t who = 0;  // priority: the thread reniced or made SCHED_FIFO
     bool fifo = false;    // priority: this event is a SCHED_FIFO burst
+    int old_nice = 0;     // priority: the nice value to restore
     std::uint64_t count = 0;
   };
   std::vector<Event> events;
@@ -205,7 +207,7 @@ void InjectionController::run() {
         e.active = false;
         if (s.kind == InjectKind::kStutter) shared_.paused.store(false, std::memory_order_release);
         if (s.kind == InjectKind::kCpuOffline) restore_pins();
-        if (s.kind == InjectKind::kPriority) end_priority(e.who, e.fifo);
+        if (s.kind == InjectKind::kPriority) end_priority(e.who, e.fifo, e.old_nice);
       }
       if (!e.active && now >= e.next) {
         e.next = now + s.every;
@@ -245,6 +247,9 @@ void InjectionController::run() {
               shared_.fifo_denied.store(true);
               e.fifo = false;
             }
+            errno = 0;
+            e.old_nice = getpriority(PRIO_PROCESS, id_t(tid));
+            if (errno != 0) e.old_nice = 0;
             setpriority(PRIO_PROCESS, id_t(tid), 19);
             break;
           }
@@ -260,17 +265,18 @@ void InjectionController::run() {
   }
   shared_.paused.store(false);
   for (Event& e : events)
-    if (e.active && plan_.specs[e.spec].kind == InjectKind::kPriority) end_priority(e.who, e.fifo);
+    if (e.active && plan_.specs[e.spec].kind == InjectKind::kPriority)
+      end_priority(e.who, e.fifo, e.old_nice);
 }
 
-void InjectionController::end_priority(std::size_t who, bool fifo) {
+void InjectionController::end_priority(std::size_t who, bool fifo, int old_nice) {
   pid_t tid = targets_[who].tid->load();
   if (tid <= 0) return;
   if (fifo) {
     sched_param sp{};
     sched_setscheduler(tid, SCHED_OTHER, &sp);
   } else {
-    setpriority(PRIO_PROCESS, id_t(tid), 0);
+    setpriority(PRIO_PROCESS, id_t(tid), old_nice);
   }
 }
 

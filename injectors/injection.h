@@ -118,7 +118,7 @@ class InjectionController {
  private:
   void run();
   void pin(const Target& t, const std::vector<int>& cpus);
-  void end_priority(std::size_t who, bool fifo);
+  void end_priority(std::size_t who, bool fifo, int old_nice);
 
   const InjectionPlan& plan_;
   InjectShared& shared_;

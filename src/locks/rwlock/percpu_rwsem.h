@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstdint>
 
 #include "locks/hooks.h"
@@ -33,20 +34,29 @@
 
 namespace rwstress {
 
-// Registers the process for private expedited membarrier once; reports
-// whether it can be used.
+// Registers this process for private expedited membarrier, once per
+// process (a fork()ed child is a new process and must register again);
+// reports whether it can be used.
 inline bool membarrier_ready() noexcept {
-  static const bool ready =
-      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-  return ready;
+  static std::atomic<pid_t> registered_pid{0};
+  static std::atomic<bool> ready{false};
+  const pid_t me = getpid();
+  if (registered_pid.load(std::memory_order_acquire) != me) {
+    ready.store(syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0);
+    registered_pid.store(me, std::memory_order_release);
+  }
+  return ready.load(std::memory_order_relaxed);
 }
 
-// A full barrier on every running thread of this process.
-inline void membarrier_all() noexcept {
-  if (membarrier_ready())
-    syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-  else
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+// A full barrier on every running thread of this process. A lock built
+// where membarrier was ready relies on it; if it ever fails, abort rather
+// than let readers and the writer pass each other unordered.
+inline void membarrier_all(bool required) noexcept {
+  if (membarrier_ready() &&
+      syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+    return;
+  if (required) std::abort();
+  std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
 template <class Hooks = NoHooks>
@@ -67,7 +77,7 @@ class PercpuRwsem {
 
   void down_write() noexcept {
     writers_pending_.fetch_add(1, std::memory_order_seq_cst);
-    membarrier_all();  // every reader now sees writers_pending, or we see its count
+    membarrier_all(!reader_fence_);  // every reader now sees writers_pending, or we see its count
     writer_mutex_lock();
     block_.store(1, std::memory_order_seq_cst);
     spin_until<Hooks>([&] { return readers_active() == 0; });
