@@ -210,7 +210,7 @@ BOOST_AUTO_TEST_CASE(global_injectors_fire_on_their_timers) {
 // correct), stall freezes one thread at a time.
 BOOST_AUTO_TEST_CASE(long_hold_and_stall_fire) {
   InjectionPlan plan;
-  RunResult r = injected_run("ticket", {"long-hold:p=0.01,fixed(2ms)", "stall@before-release:p=0.001,fixed(20ms)"},
+  RunResult r = injected_run("ticket", {"long-hold:every=100,fixed(1ms)", "stall@before-release:every=100,fixed(5ms)"},
                              0, 3, 400ms, plan);
   BOOST_TEST(r.violation_count == 0u);
   BOOST_TEST(fired(r, "in-cs") > 0u);
