@@ -107,6 +107,9 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
       ->default_val("10s");
   app.add_flag("--fail-fast", cfg.fail_fast, "stop at the first violation");
   app.add_flag("--verbose,-v", cfg.verbose, "per-thread results under each row");
+  app.add_flag("--rusage", cfg.rusage,
+               "context switches, user/sys CPU time, idle share and time per operation under "
+               "each row (always in --json)");
   std::vector<std::string> inject_specs;
   app.add_option("--inject", inject_specs,
                  "KIND[@POINT[+POINT...]][:PARAM,...], repeatable; see rwstress list injectors")

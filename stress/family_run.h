@@ -79,6 +79,7 @@ void worker_loop_body(LockRunShared<Lock>& s, WorkerSlot& slot, int index, bool 
   const Scenario& sc = s.scenario;
   std::mt19937_64 rng(thread_seed(sc.seed, index));
   std::uint64_t ops = 0;
+  ThreadUsage usage;  // two getrusage calls, outside the measured loop
   while (!s.stop.load(std::memory_order_relaxed)) {
     spin_work(sc.delay_loops);
     pass(slot, rng, ops + 1);
@@ -87,6 +88,7 @@ void worker_loop_body(LockRunShared<Lock>& s, WorkerSlot& slot, int index, bool 
     if (sc.sched) sched_yield();
     if (inject) inject_at(InjectPoint::kBetweenPasses);
   }
+  usage.finish(slot.result);
 }
 
 template <bool kInject, class Lock, class Pass>

@@ -21,7 +21,11 @@ nlohmann::json run_json(const RunResult& r) {
                        {"trylock_failures", t.trylock_failures},
                        {"downgrades", t.downgrades},
                        {"reader_overlaps", t.reader_overlaps},
-                       {"max_readers_seen", t.max_readers_seen}});
+                       {"max_readers_seen", t.max_readers_seen},
+                       {"user_s", t.user_s},
+                       {"sys_s", t.sys_s},
+                       {"voluntary_csw", t.voluntary_csw},
+                       {"involuntary_csw", t.involuntary_csw}});
   nlohmann::json by_kind = nlohmann::json::object();
   for (int k = 0; k < kViolationKindCount; ++k)
     if (r.violations_by_kind[k]) by_kind[violation_kind_name(ViolationKind(k))] = r.violations_by_kind[k];
@@ -53,6 +57,12 @@ nlohmann::json run_json(const RunResult& r) {
           {"jain_readers", jain(r.jain_readers)},
           {"jain_writers", jain(r.jain_writers)},
           {"max_readers_seen", r.max_readers_seen},
+          {"system",
+           {{"user_s", r.user_s},
+            {"sys_s", r.sys_s},
+            {"voluntary_csw", r.voluntary_csw},
+            {"involuntary_csw", r.involuntary_csw},
+            {"idle_share", r.idle_share}}},
           {"per_thread", threads},
           {"violations", {{"count", r.violation_count}, {"by_kind", by_kind}, {"first", first}}},
           {"starved", r.starved},

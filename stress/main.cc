@@ -68,7 +68,7 @@ int run_main(RunConfig cfg) {
     RunResult r = (sc.injection ? entry->run_injected : entry->run)(sc, entry->meta);
     if (!r.error.empty()) return usage_error(r.error);
     print(console_row(r));
-    for (const auto& line : console_details(r, cfg.verbose)) print(line);
+    for (const auto& line : console_details(r, cfg.verbose, cfg.rusage)) print(line);
     any_hang |= r.verdict == Verdict::kHang;
     report.runs.push_back(std::move(r));
     if (!cfg.json_path.empty()) {

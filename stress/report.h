@@ -28,7 +28,9 @@ struct Report {
 // console_report.cc
 std::string console_header();
 std::string console_row(const RunResult& r);
-std::vector<std::string> console_details(const RunResult& r, bool verbose);
+// verbose: per-thread lines; system: the seed-001 figures (--rusage).
+std::vector<std::string> console_details(const RunResult& r, bool verbose, bool system = false);
+std::string console_system_line(const RunResult& r);
 std::string console_final_line(const Report& report);
 std::string console_lock_list();
 

@@ -116,7 +116,9 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
                      "--cs-write {} --delay {} --watchdog {}{} --seed {:#x}",
                      lock_spec, roles, sched ? " --sched" : "", format_duration(duration), cpu_arg,
                      placement_name(placement), cs_read_loops, cs_write_loops, delay_loops,
-                     format_duration(watchdog), fail_fast ? " --fail-fast" : "", seed);
+                     format_duration(watchdog),
+                     std::string(fail_fast ? " --fail-fast" : "") + (rusage ? " --rusage" : ""),
+                     seed);
 }
 
 }  // namespace rwstress

@@ -42,6 +42,20 @@ RunShared::RunShared(const Scenario& s)
       slots(new WorkerSlot[size_t(s.threads())]),
       violations(s.fail_fast ? &stop : nullptr) {}
 
+ThreadUsage::ThreadUsage() { getrusage(RUSAGE_THREAD, &start_); }
+
+void ThreadUsage::finish(ThreadResult& r) const {
+  rusage end;
+  getrusage(RUSAGE_THREAD, &end);
+  auto seconds = [](const timeval& a, const timeval& b) {
+    return double(b.tv_sec - a.tv_sec) + double(b.tv_usec - a.tv_usec) / 1e6;
+  };
+  r.user_s = seconds(start_.ru_utime, end.ru_utime);
+  r.sys_s = seconds(start_.ru_stime, end.ru_stime);
+  r.voluntary_csw = std::uint64_t(end.ru_nvcsw - start_.ru_nvcsw);
+  r.involuntary_csw = std::uint64_t(end.ru_nivcsw - start_.ru_nivcsw);
+}
+
 std::uint64_t thread_seed(std::uint64_t run_seed, int index) {
   std::uint64_t z = run_seed + 0x9e3779b97f4a7c15ULL * std::uint64_t(index + 1);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -7,6 +7,7 @@
 // stuck thread still uses and the remaining runs can go on.
 #pragma once
 
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -70,6 +71,17 @@ struct RunShared {
 
   std::mutex error_mutex;
   std::string bind_error;
+};
+
+// The calling thread's CPU time and context switches from construction to
+// finish(), into its ThreadResult.
+class ThreadUsage {
+ public:
+  ThreadUsage();
+  void finish(ThreadResult& r) const;
+
+ private:
+  rusage start_;
 };
 
 // Derives worker `index`'s private random stream from the run seed

@@ -55,6 +55,11 @@ struct ThreadResult {
   std::uint64_t downgrades = 0;
   std::uint64_t reader_overlaps = 0;  // read acquisitions that found another reader inside
   int max_readers_seen = 0;           // most readers inside at once, as seen on entry
+  // getrusage(RUSAGE_THREAD) over the measured loop (start flag to stop).
+  double user_s = 0;
+  double sys_s = 0;
+  std::uint64_t voluntary_csw = 0;    // the thread blocked (futex sleep, nanosleep)
+  std::uint64_t involuntary_csw = 0;  // the scheduler preempted it
   // --inject: per spec and point, how often the injector fired and how
   // often the point was visited (empty without injection).
   std::vector<std::array<std::uint64_t, kInjectPointCount>> inject_fired, inject_visits;
@@ -88,6 +93,14 @@ struct RunResult {
   double jain_readers = -1;  // -1: not applicable (no threads of that role)
   double jain_writers = -1;
   int max_readers_seen = 0;
+
+  // System figures (seed 001), summed over the workers: CPU time, context
+  // switches, and the idle share of the CPUs the run used.
+  double user_s = 0;
+  double sys_s = 0;
+  std::uint64_t voluntary_csw = 0;
+  std::uint64_t involuntary_csw = 0;
+  double idle_share = 0;  // 1 - (user + sys) / (duration * CPUs used), clamped to [0, 1]
 
   std::uint64_t violation_count = 0;
   std::uint64_t violations_by_kind[kViolationKindCount] = {};

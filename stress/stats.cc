@@ -29,6 +29,17 @@ std::vector<StarvedThread> find_starved_threads(const std::vector<ThreadResult>&
   return starved;
 }
 
+int distinct_cpus(const std::vector<int>& cpus) {
+  std::vector<int> d(cpus);
+  std::sort(d.begin(), d.end());
+  return int(std::unique(d.begin(), d.end()) - d.begin());
+}
+
+double idle_share(double busy_s, double duration_s, int cpus) {
+  if (duration_s <= 0 || cpus <= 0) return 0;
+  return std::clamp(1.0 - busy_s / (duration_s * cpus), 0.0, 1.0);
+}
+
 void summarize_run(RunResult& r) {
   std::vector<std::uint64_t> reader_ops, writer_ops;
   r.reads = r.writes = 0;
@@ -44,6 +55,15 @@ void summarize_run(RunResult& r) {
     r.max_readers_seen = std::max(r.max_readers_seen, t.max_readers_seen);
     overlaps += t.reader_overlaps;
   }
+  r.user_s = r.sys_s = 0;
+  r.voluntary_csw = r.involuntary_csw = 0;
+  for (const auto& t : r.threads) {
+    r.user_s += t.user_s;
+    r.sys_s += t.sys_s;
+    r.voluntary_csw += t.voluntary_csw;
+    r.involuntary_csw += t.involuntary_csw;
+  }
+  r.idle_share = idle_share(r.user_s + r.sys_s, r.duration_s, distinct_cpus(r.cpus));
   r.jain_readers = jain_index(reader_ops);
   r.jain_writers = jain_index(writer_ops);
 
@@ -54,10 +74,8 @@ void summarize_run(RunResult& r) {
 
   // A spinning lock's fairness promise assumes its waiters keep their CPUs:
   // with more threads than CPUs, a preempted waiter holds up the queue.
-  std::vector<int> distinct(r.cpus);
-  std::sort(distinct.begin(), distinct.end());
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  const bool preemption_voids_promise = r.spins && r.threads.size() > distinct.size();
+  const bool preemption_voids_promise =
+      r.spins && r.threads.size() > std::size_t(distinct_cpus(r.cpus));
   bool starved_promised = false;
   if (r.hang_report.empty() && r.error.empty()) {
     for (const auto& s : find_starved_threads(r.threads)) {

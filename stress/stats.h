@@ -28,6 +28,13 @@ struct StarvedThread {
 
 std::vector<StarvedThread> find_starved_threads(const std::vector<ThreadResult>& threads);
 
+// How many different CPUs a run's threads were pinned to.
+int distinct_cpus(const std::vector<int>& cpus);
+
+// The share of `cpus` CPUs over `duration_s` that `busy_s` seconds of CPU
+// time left idle, in [0, 1] (0 when there is nothing to divide by).
+double idle_share(double busy_s, double duration_s, int cpus);
+
 // Fills the totals, fairness, starvation and the verdict of a run whose
 // threads, violations and hang report are already in.
 void summarize_run(RunResult& r);

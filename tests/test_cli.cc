@@ -220,6 +220,8 @@ BOOST_AUTO_TEST_CASE(binary_pass_run_writes_schema_1_json) {
   BOOST_TEST(run["per_thread"].size() == 3u);
   BOOST_TEST(run["per_thread"][0].contains("cpu"));
   BOOST_TEST(run["reads"].get<std::uint64_t>() > 0u);
+  for (const char* key : {"user_s", "sys_s", "voluntary_csw", "involuntary_csw", "idle_share"})
+    BOOST_TEST(run["system"].contains(key), key);
 }
 
 // A semaphore run in JSON: its family, count, holder threads and the
@@ -278,6 +280,15 @@ BOOST_AUTO_TEST_CASE(binary_selftest_short_passes) {
   BOOST_TEST(r.out.find("MISSED") == std::string::npos);
   BOOST_TEST(r.out.find("FLAGGED") == std::string::npos);
   BOOST_TEST(r.out.find("busted-lost-wakeup") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(binary_rusage_line) {
+  auto r = test::run_rwstress("--lock sem-mutex --threads 3 --duration 300ms --rusage");
+  BOOST_TEST(r.exit_code == 0, r.out);
+  BOOST_TEST(r.out.find("  = context switches ") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find(" idle, ") == std::string::npos);  // one line, ends with the split
+  BOOST_TEST(r.out.find("per op ") != std::string::npos);
+  BOOST_TEST(r.out.find("--rusage --seed") != std::string::npos);  // replayed
 }
 
 BOOST_AUTO_TEST_CASE(binary_family_runs_pass) {

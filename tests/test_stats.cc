@@ -2,8 +2,11 @@
 #define BOOST_TEST_MODULE test_stats
 #include <boost/test/unit_test.hpp>
 
+#include "platform/topology.h"
+#include "stress/registry.h"
 #include "stress/run_driver.h"
 #include "stress/stats.h"
+#include "tests/test_support.h"
 
 using namespace rwstress;
 namespace tt = boost::test_tools;
@@ -96,4 +99,46 @@ BOOST_AUTO_TEST_CASE(thread_seeds_are_replayable_and_distinct) {
   BOOST_TEST(thread_seed(42, 0) == thread_seed(42, 0));
   BOOST_TEST(thread_seed(42, 0) != thread_seed(42, 1));
   BOOST_TEST(thread_seed(42, 0) != thread_seed(43, 0));
+}
+
+// Seed 001's figures: idle share of the CPUs used, by hand.
+BOOST_AUTO_TEST_CASE(idle_share_and_distinct_cpus_hand_values) {
+  BOOST_TEST(distinct_cpus({0, 1, 0, 1, 0}) == 2);
+  BOOST_TEST(distinct_cpus({}) == 0);
+  // 1.5 CPU-seconds busy over 1 s on 2 CPUs: a quarter idle.
+  BOOST_TEST(idle_share(1.5, 1.0, 2) == 0.25, tt::tolerance(1e-12));
+  BOOST_TEST(idle_share(3.0, 1.0, 2) == 0.0);  // measured over the run: clamped
+  BOOST_TEST(idle_share(0.0, 2.0, 4) == 1.0);
+  BOOST_TEST(idle_share(1.0, 0.0, 2) == 0.0);  // nothing to divide by
+
+  RunResult r = with_threads(Fairness::kTaskFair, {{Role::kHolder, 10}, {Role::kHolder, 10}});
+  r.cpus = {0, 1};
+  r.duration_s = 2.0;
+  r.threads[0].user_s = 1.0;
+  r.threads[0].sys_s = 0.5;
+  r.threads[0].voluntary_csw = 7;
+  r.threads[1].user_s = 0.5;
+  r.threads[1].involuntary_csw = 3;
+  summarize_run(r);
+  BOOST_TEST(r.user_s == 1.5, tt::tolerance(1e-12));
+  BOOST_TEST(r.sys_s == 0.5, tt::tolerance(1e-12));
+  BOOST_TEST(r.voluntary_csw == 7u);
+  BOOST_TEST(r.involuntary_csw == 3u);
+  BOOST_TEST(r.idle_share == 0.5, tt::tolerance(1e-12));  // 2 of 4 CPU-seconds busy
+}
+
+// A sleeping lock under contention blocks (voluntary switches) and leaves
+// CPUs idle some of the time; the CPU time measured fits in the run.
+BOOST_AUTO_TEST_CASE(system_figures_of_a_real_run) {
+  static Topology topo = Topology::load_system();
+  const LockEntry* e = find_lock("sem-mutex");
+  BOOST_REQUIRE(e);
+  Scenario sc = test::short_scenario(topo, 0, 4, std::chrono::milliseconds(400));
+  sc.family = Family::kMutex;
+  RunResult r = e->run(sc, e->meta);
+  BOOST_TEST(r.voluntary_csw > 0u);
+  BOOST_TEST(r.user_s + r.sys_s > 0.0);
+  BOOST_TEST(r.user_s + r.sys_s <= r.duration_s * 4 * 1.2);  // 4 threads, some slack for ticks
+  BOOST_TEST(r.idle_share >= 0.0);
+  BOOST_TEST(r.idle_share <= 1.0);
 }
