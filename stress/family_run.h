@@ -203,4 +203,14 @@ bool eventually(Fn ok) {
   return false;
 }
 
+// After every worker left, the lock must be free: `take` (a trylock) must
+// succeed within `eventually`, and is then undone by `release`.
+template <class Take, class Release>
+void check_free_after_run(Take take, Release release, const char* what, ViolationLog& log) {
+  if (eventually(take))
+    release();
+  else
+    log.report(ViolationKind::kFinalState, -1, what);
+}
+
 }  // namespace rwstress

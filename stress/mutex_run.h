@@ -101,13 +101,9 @@ std::vector<Violation> probe_mutex_semantics(Lock& lock) {
 
 template <class Lock>
 void check_mutex_free(Lock& lock, ViolationLog& log) {
-  if constexpr (HasTrylock<Lock>) {
-    if (eventually([&] { return lock.trylock(); }))
-      lock.unlock();
-    else
-      log.report(ViolationKind::kFinalState, -1,
-                 "the lock was not free after every thread had released it");
-  }
+  if constexpr (HasTrylock<Lock>)
+    check_free_after_run([&] { return lock.trylock(); }, [&] { lock.unlock(); },
+                         "the lock was not free after every thread had released it", log);
 }
 
 template <class Lock, bool kInject = false>

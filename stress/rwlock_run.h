@@ -151,13 +151,10 @@ void rw_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
 // After every worker left, the lock must be free.
 template <class Lock>
 void check_final_state(Lock& lock, ViolationLog& log) {
-  if constexpr (HasWriteTrylock<Lock>) {
-    if (eventually([&] { return lock.down_write_trylock(); }))
-      lock.up_write();
-    else
-      log.report(ViolationKind::kFinalState, -1,
-                 "the lock was not free for a writer after every thread had released it");
-  }
+  if constexpr (HasWriteTrylock<Lock>)
+    check_free_after_run([&] { return lock.down_write_trylock(); }, [&] { lock.up_write(); },
+                         "the lock was not free for a writer after every thread had released it",
+                         log);
 }
 
 template <class Lock, bool kInject = false>

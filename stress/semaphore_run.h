@@ -66,13 +66,20 @@ void semaphore_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
                        });
 }
 
-// Takes every unit the semaphore has (each retried for a while: a unit may
-// still be on its way to a waiter), then checks that one more is refused.
+// Takes up to `count` units with down_trylock, each retried for a while (a
+// unit may still be on its way to a waiter). Returns how many it took.
+template <class Lock>
+int take_units(Lock& lock, int count) {
+  int taken = 0;
+  while (taken < count && eventually([&] { return try_down(lock); })) ++taken;
+  return taken;
+}
+
+// Takes every unit the semaphore has, then checks that one more is refused.
 // Returns how many it took; they are given back before returning.
 template <class Lock>
 int drain_and_restore(Lock& lock, int count, bool* refused_extra) {
-  int taken = 0;
-  while (taken < count && eventually([&] { return try_down(lock); })) ++taken;
+  const int taken = take_units(lock, count);
   *refused_extra = !try_down(lock);
   if (!*refused_extra) lock.up();
   for (int i = 0; i < taken; ++i) lock.up();
@@ -88,8 +95,7 @@ std::vector<Violation> probe_semaphore_semantics(Lock& lock, int count) {
   std::vector<Violation> found;
   if constexpr (HasSemTrylock<Lock>) {
     auto fail = [&](std::string what) { found.push_back({ViolationKind::kTrylockTruth, -1, what}); };
-    int taken = 0;
-    while (taken < count && eventually([&] { return lock.down_trylock(); })) ++taken;
+    const int taken = take_units(lock, count);
     if (taken < count) fail(fmt::format("only {} of {} units could be taken on a fresh semaphore",
                                         taken, count));
     if (in_other_thread([&] {

@@ -63,7 +63,8 @@ void summarize_run(RunResult& r) {
     r.voluntary_csw += t.voluntary_csw;
     r.involuntary_csw += t.involuntary_csw;
   }
-  r.idle_share = idle_share(r.user_s + r.sys_s, r.duration_s, distinct_cpus(r.cpus));
+  const int cpus_used = distinct_cpus(r.cpus);
+  r.idle_share = idle_share(r.user_s + r.sys_s, r.duration_s, cpus_used);
   r.jain_readers = jain_index(reader_ops);
   r.jain_writers = jain_index(writer_ops);
 
@@ -74,8 +75,7 @@ void summarize_run(RunResult& r) {
 
   // A spinning lock's fairness promise assumes its waiters keep their CPUs:
   // with more threads than CPUs, a preempted waiter holds up the queue.
-  const bool preemption_voids_promise =
-      r.spins && r.threads.size() > std::size_t(distinct_cpus(r.cpus));
+  const bool preemption_voids_promise = r.spins && r.threads.size() > std::size_t(cpus_used);
   bool starved_promised = false;
   if (r.hang_report.empty() && r.error.empty()) {
     for (const auto& s : find_starved_threads(r.threads)) {

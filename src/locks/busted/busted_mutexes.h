@@ -7,6 +7,7 @@
 #include "locks/hooks.h"
 #include "locks/raw_spinlock.h"
 #include "locks/rwlock/rwsem_waiter.h"
+#include "locks/semaphore/kernel_semaphore.h"
 #include "locks/spin_wait.h"
 #include "platform/futex.h"
 
@@ -177,42 +178,22 @@ class BustedSleepingMutex {
 
 // busted-sem-double-up: the kernel semaphore's up() that hands its unit to
 // the first waiter *and* raises the count, so one more thread than the
-// count gets in.
-class BustedSemDoubleUp {
+// count gets in. Everything else is KernelSemaphore's.
+class BustedSemDoubleUp : public KernelSemaphore<> {
  public:
-  explicit BustedSemDoubleUp(int count) noexcept : count_(count) {}
+  using KernelSemaphore::KernelSemaphore;
 
-  void down() noexcept {
-    lock_.lock();
-    if (count_ > 0) {
-      --count_;
-      lock_.unlock();
-      return;
-    }
-    RwsemWaiter w(false);
-    list_.push_back(&w);
-    lock_.unlock();
-    rwsem_wait_for_grant<NoHooks>(w);
-  }
-  bool down_trylock() noexcept {
-    SpinGuard guard(lock_);
-    if (count_ <= 0) return false;
-    --count_;
-    return true;
-  }
   void up() noexcept {
     lock_.lock();
     RwsemWaiter* w = list_.front();
     ++count_;  // bug: also done when the unit goes to a waiter below
-    if (w) list_.remove(w);
+    if (w) {
+      list_.remove(w);
+      w->next = nullptr;
+    }
     lock_.unlock();
     if (w) rwsem_grant(w);
   }
-
- private:
-  RawSpinlock<> lock_;
-  int count_;
-  RwsemWaitList list_;
 };
 
 }  // namespace rwstress

@@ -122,33 +122,13 @@ class CkClh {
   CkClh& operator=(const CkClh&) = delete;
 
   void lock() {
-    CkNode* n = take_node();
+    CkNode* n = SpareNode<CkNode>::take();
     rwstress_ck_clh_lock(&queue_, n);
     holder_ = n;
   }
-  void unlock() { keep_node(static_cast<CkNode*>(rwstress_ck_clh_unlock(holder_))); }
+  void unlock() { SpareNode<CkNode>::keep(static_cast<CkNode*>(rwstress_ck_clh_unlock(holder_))); }
 
  private:
-  struct Slot {
-    CkNode* node = nullptr;
-    ~Slot() { delete node; }
-  };
-  static Slot& slot() {
-    static thread_local Slot s;
-    return s;
-  }
-  static CkNode* take_node() {
-    CkNode* n = slot().node;
-    slot().node = nullptr;
-    return n ? n : new CkNode;
-  }
-  static void keep_node(CkNode* n) {
-    if (slot().node)
-      delete n;
-    else
-      slot().node = n;
-  }
-
   void* queue_ = nullptr;
   CkNode* unowned_;
   CkNode* holder_ = nullptr;

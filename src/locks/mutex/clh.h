@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "locks/hooks.h"
+#include "locks/mutex/queue_node.h"
 #include "locks/spin_wait.h"
 
 namespace rwstress {
@@ -38,7 +39,7 @@ class ClhSpinlock {
   ClhSpinlock& operator=(const ClhSpinlock&) = delete;
 
   void lock() noexcept {
-    ClhNode* me = take_spare();
+    ClhNode* me = SpareNode<ClhNode>::take();
     me->locked.store(1, std::memory_order_relaxed);
     ClhNode* pred = tail_.exchange(me, std::memory_order_acq_rel);
     Hooks::at(HookPoint::kAfterEnqueue);
@@ -49,35 +50,12 @@ class ClhSpinlock {
 
   void unlock() noexcept {
     ClhNode* me = holder_;
-    keep_spare(holder_pred_);  // nobody else refers to the predecessor's node now
+    SpareNode<ClhNode>::keep(holder_pred_);  // nobody else refers to the predecessor's node now
     Hooks::at(HookPoint::kBeforeWake);
     me->locked.store(0, std::memory_order_release);
   }
 
  private:
-  // Each thread keeps one spare node; taking it leaves the slot empty, so a
-  // thread holding two CLH locks allocates a second node and frees the
-  // extra one when it gets a spare back.
-  struct SpareSlot {
-    ClhNode* node = nullptr;
-    ~SpareSlot() { delete node; }
-  };
-  static SpareSlot& slot() noexcept {
-    static thread_local SpareSlot s;
-    return s;
-  }
-  static ClhNode* take_spare() {
-    ClhNode* n = slot().node;
-    slot().node = nullptr;
-    return n ? n : new ClhNode;
-  }
-  static void keep_spare(ClhNode* n) noexcept {
-    if (slot().node)
-      delete n;
-    else
-      slot().node = n;
-  }
-
   std::atomic<ClhNode*> tail_;
   ClhNode* holder_ = nullptr;       // written and read only by the holder
   ClhNode* holder_pred_ = nullptr;  // its predecessor's node: becomes the holder's spare

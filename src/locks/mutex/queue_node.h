@@ -46,4 +46,36 @@ class ThreadNodes {
   }
 };
 
+// The CLH locks' per-thread spare node. A CLH thread leaves its own node in
+// the queue on unlock and keeps its predecessor's instead, so nodes migrate
+// between threads. Taking the spare empties the slot, so a thread holding
+// two CLH locks allocates a second node; giving one back when the slot is
+// full frees it (nobody else refers to a predecessor's node once it is
+// handed back).
+template <class Node>
+class SpareNode {
+ public:
+  static Node* take() {
+    Node* n = slot().node;
+    slot().node = nullptr;
+    return n ? n : new Node;
+  }
+  static void keep(Node* n) noexcept {
+    if (slot().node)
+      delete n;
+    else
+      slot().node = n;
+  }
+
+ private:
+  struct Slot {
+    Node* node = nullptr;
+    ~Slot() { delete node; }
+  };
+  static Slot& slot() noexcept {
+    static thread_local Slot s;
+    return s;
+  }
+};
+
 }  // namespace rwstress

@@ -86,7 +86,7 @@ class KernelSemaphore {
     rwsem_grant(w);
   }
 
- private:
+ protected:  // busted-sem-double-up reuses everything but up()
   void enqueue(RwsemWaiter& w) noexcept {
     list_.push_back(&w);
     Hooks::at(HookPoint::kAfterEnqueue);
