@@ -90,9 +90,16 @@ inline void inject_at(InjectPoint p) {
   if (tl_injector) tl_injector->at(p);
 }
 
+// Set by InjectHooks when a lock's own code spins or queues to sleep; read
+// and cleared around each acquisition by --lockstat (stress/lockstat.h).
+inline thread_local bool tl_hook_waited = false;
+
 // The hooks type of the injected instantiation of every in-tree lock.
 struct InjectHooks {
   static void at(HookPoint p) {
+    if (p == HookPoint::kSpinIteration || p == HookPoint::kAfterEnqueue ||
+        p == HookPoint::kBeforeSleep)
+      tl_hook_waited = true;
     if (tl_injector) tl_injector->at(inject_point_of(p));
   }
   static bool spurious_futex_return() { return tl_injector && tl_injector->spurious_futex_return(); }

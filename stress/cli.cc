@@ -1,5 +1,7 @@
 #include "stress/cli.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <random>
 
@@ -24,6 +26,13 @@ Examples:
                                                   family, fairness and origin
   rwstress --lock xadd --inject yield@in-cs:p=0.01 --inject delay@before-sleep:exp(2us)
   rwstress list injectors                         every injector and injection point
+  rwstress --lock xadd,linux-rwsem --lockstat     lockmeter table (seed 002)
+  rwstress --lock bkl,sem-mutex --threads 4 --hist hold --plot out
+                                                  hold-time histograms side by side (seed 000)
+  rwstress sweep --cpus 1,2,4,8 --lock ticket,mcs throughput per CPU count, scaling, linear
+  rwstress suite rwsem-test                       seed 003's table for today's rwsems
+  rwstress suite bkl                              seed 001: spinning BKL vs semaphore
+  rwstress --lock xadd --repeat 5 --json a.json   then: rwstress compare a.json b.json
 
 Exit codes: 0 PASS, 1 FAIL (invariant violated), 2 bad usage, 3 HANG,
 5 STARVED. With several locks, the worst verdict decides.
@@ -94,7 +103,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   app.add_flag("--sched", cfg.sched, "sched_yield() after each pass through the loop");
   app.add_option("--duration", duration, "per lock: 2, 2s, 500ms")->default_val("4s");
   app.add_option("--cpus", cpus, "a count (4) or a list (0-3,8); default: all allowed");
-  app.add_option("--placement", placement, "compact | scatter")->default_val("compact");
+  app.add_option("--placement", placement, "compact | scatter | smt")->default_val("compact");
   app.add_option("--cs-read", cfg.cs_read_loops, "work inside a read hold, in loop turns")
       ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
   app.add_option("--cs-write", cfg.cs_write_loops, "work inside a write hold, in loop turns")
@@ -110,6 +119,31 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   app.add_flag("--rusage", cfg.rusage,
                "context switches, user/sys CPU time, idle share and time per operation under "
                "each row (always in --json)");
+  bool no_check = false;
+  app.add_flag("--no-check", no_check,
+               "measure only: the loop of liburcu's test_rwlock (acquire, work, release), no "
+               "invariant checks and no trylock/downgrade mix; HANG and STARVED still judged");
+  app.add_flag("--lockstat", cfg.measure.lockstat,
+               "lockmeter table (seed 002) per lock: UTIL, CON, HOLD and WAIT mean(max), TOTAL, "
+               "NOWAIT, SPIN, RJECT, per read/write, from a calibrated clock");
+  std::vector<std::string> hist_what;
+  app.add_option("--hist", hist_what, "hold, wait or hold,wait: time histograms (seed 000)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"hold", "wait"}));
+  std::string hist_bucket = "log2";
+  app.add_option("--hist-bucket", hist_bucket,
+                 "log2 (default), or a bucket width (128ns, 1us) for linear buckets");
+  app.add_option("--hist-buckets", cfg.measure.hist.buckets,
+                 "linear buckets before the overflow count")
+      ->check(CLI::Range(1, 4096))
+      ->default_val(64);
+  app.add_option("--repeat", cfg.repeat, "run each lock N times (for compare)")
+      ->check(CLI::Range(1, 1000))
+      ->default_val(1);
+  app.add_option("--csv", cfg.csv_path, "also write one CSV row per run to PATH");
+  app.add_option("--junit", cfg.junit_path, "also write JUnit XML (one test case per run) to PATH");
+  app.add_option("--plot", cfg.plot_prefix,
+                 "PREFIX: plots as PREFIX-*.svg and .png through gnuplot (histograms, sweeps)");
   std::vector<std::string> inject_specs;
   app.add_option("--inject", inject_specs,
                  "KIND[@POINT[+POINT...]][:PARAM,...], repeatable; see rwstress list injectors")
@@ -121,6 +155,29 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   CLI::App* selftest = app.add_subcommand(
       "selftest", "run every busted lock where it must be caught and every correct lock as a control");
   selftest->add_flag("--short", cfg.selftest_short, "shorter runs (CI): controls 100 ms, caps 2 s");
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "the scenario over CPU counts and placements: throughput, scaling, linear");
+  sweep->fallthrough();
+  std::string sweep_cpus = "1..N", sweep_placements = "compact", beyond = "skip";
+  sweep->add_option("--cpus", sweep_cpus, "CPU counts: 1,2,4,8 or 1..8 or 1..16x2; N: all")
+      ->default_val("1..N");
+  sweep->add_option("--placements", sweep_placements, "compact, scatter, smt, or a list")
+      ->default_val("compact");
+  sweep->add_option("--beyond", beyond,
+                    "counts over this machine's CPUs: skip (say so) or oversubscribe (run "
+                    "that many CPUs' threads on the CPUs there are, marked)")
+      ->check(CLI::IsMember({"skip", "oversubscribe"}))
+      ->default_val("skip");
+  CLI::App* suite = app.add_subcommand("suite", "a named scenario set: rwsem-test, bkl");
+  suite->fallthrough();
+  suite->add_option("name", cfg.suite, "rwsem-test | bkl | list")->required();
+  CLI::App* compare = app.add_subcommand(
+      "compare", "mean (stddev), % difference and Welch's t-test of two --json results");
+  compare->add_option("a", cfg.compare_a, "the baseline (A.json)")->required();
+  compare->add_option("b", cfg.compare_b, "the one compared (B.json)")->required();
+  compare->add_option("--alpha", cfg.compare_alpha, "significance level")
+      ->check(CLI::Range(1e-6, 0.5))
+      ->default_val(0.05);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -148,7 +205,56 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     return out;
   }
 
+  if (compare->parsed()) {
+    CliOutcome out;
+    out.action = CliAction::kCompare;
+    out.config = std::move(cfg);
+    return out;
+  }
+
   std::string error;
+  if (sweep->parsed()) {
+    if (app.count("--cpus") > 0)
+      return usage_error("sweep takes its CPU counts from 'sweep --cpus'; give --cpus after sweep");
+    if (sweep_cpus.find('N') != std::string::npos) {
+      cpu_set_t allowed;
+      const int n = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+      std::string all = std::to_string(n > 0 ? n : 1);
+      for (size_t at; (at = sweep_cpus.find('N')) != std::string::npos;)
+        sweep_cpus.replace(at, 1, all);
+    }
+    auto counts = parse_cpu_counts(sweep_cpus, &error);
+    if (!counts) return usage_error(error);
+    auto placements = parse_placements(sweep_placements, &error);
+    if (!placements) return usage_error("sweep --placements: " + error);
+    cfg.sweep_cpus = *counts;
+    cfg.sweep_placements = *placements;
+    cfg.sweep_oversubscribe = beyond == "oversubscribe";
+    // Thread counts are per CPU in a sweep; one reader (or holder) per CPU
+    // unless given.
+    if (app.count("--readers") == 0 && app.count("--writers") == 0) {
+      cfg.readers = 1;
+      cfg.writers = 0;
+    } else {
+      if (app.count("--readers") == 0) cfg.readers = 0;
+      if (app.count("--writers") == 0) cfg.writers = 0;
+    }
+    if (threads_opt->count() == 0 && app.count("--writers") == 0) cfg.threads = 1;
+  }
+  if (!hist_what.empty()) {
+    for (const auto& w : hist_what) (w == "hold" ? cfg.measure.hist_hold : cfg.measure.hist_wait) = true;
+  }
+  if (hist_bucket != "log2") {
+    auto width = parse_duration(hist_bucket, &error, std::chrono::nanoseconds(1));
+    if (!width || width->count() < 1)
+      return usage_error("--hist-bucket '" + hist_bucket + "': use log2 or a width such as 128ns");
+    cfg.measure.hist.mode = HistSpec::Mode::kLinear;
+    cfg.measure.hist.width_ns = std::uint64_t(width->count());
+  }
+
+  cfg.check = !no_check;
+  cfg.lock_given = app.count("--lock") > 0;
+  cfg.duration_given = app.count("--duration") > 0;
   cfg.locks = select_locks(cfg.lock_spec, &error);
   if (cfg.locks.empty()) return usage_error(error);
   cfg.tuning.handoff = handoff == "on";
@@ -207,12 +313,10 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     if (!spec) return usage_error(error);
     cfg.cpus = *spec;
   }
-  if (placement == "compact")
-    cfg.placement = Placement::kCompact;
-  else if (placement == "scatter")
-    cfg.placement = Placement::kScatter;
-  else
-    return usage_error("--placement '" + placement + "': use compact or scatter");
+  auto placed = parse_placements(placement, &error);
+  if (!placed || placed->size() != 1)
+    return usage_error("--placement '" + placement + "': use compact, scatter or smt");
+  cfg.placement = placed->front();
   if (seed.empty()) {
     cfg.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   } else {
@@ -226,7 +330,9 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   }
 
   CliOutcome out;
-  out.action = CliAction::kRun;
+  out.action = sweep->parsed() ? CliAction::kSweep
+               : suite->parsed() ? CliAction::kSuite
+                                 : CliAction::kRun;
   out.config = std::move(cfg);
   return out;
 }

@@ -16,6 +16,9 @@ enum class CliAction {
   kList,  // rwstress list
   kListInjectors,  // rwstress list injectors
   kSelftest,  // rwstress selftest [--short]
+  kSweep,     // rwstress sweep --cpus 1,2,4 [--placements ...]
+  kSuite,     // rwstress suite NAME
+  kCompare,   // rwstress compare A.json B.json
   kExit,  // --help, --version, or a usage error: print `output`, exit `exit_code`
 };
 

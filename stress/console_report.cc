@@ -7,10 +7,7 @@
 
 namespace rwstress {
 
-namespace {
-
-// rwlocks: "4R+2W"; mutexes: "3T"; semaphores: "4T/c2" (threads / count).
-std::string shape(const RunResult& r) {
+std::string run_shape(const RunResult& r) {
   switch (r.family) {
     case Family::kRwlock: return fmt::format("{}R+{}W", r.readers, r.writers);
     case Family::kMutex: return fmt::format("{}T", r.writers);
@@ -19,15 +16,17 @@ std::string shape(const RunResult& r) {
   return "?";
 }
 
-std::string count_or_na(std::uint64_t n, int threads) {
-  return threads == 0 ? "n/a" : std::to_string(n);
-}
-
 std::string human_rate(double per_s) {
   if (per_s >= 1e9) return fmt::format("{:.2f}G", per_s / 1e9);
   if (per_s >= 1e6) return fmt::format("{:.2f}M", per_s / 1e6);
   if (per_s >= 1e3) return fmt::format("{:.1f}k", per_s / 1e3);
   return fmt::format("{:.0f}", per_s);
+}
+
+namespace {
+
+std::string count_or_na(std::uint64_t n, int threads) {
+  return threads == 0 ? "n/a" : std::to_string(n);
 }
 
 std::string jain(double j) { return j < 0 ? "-" : fmt::format("{:.2f}", j); }
@@ -42,7 +41,7 @@ std::string console_header() {
 }
 
 std::string console_row(const RunResult& r) {
-  return fmt::format(fmt::runtime(kRowFormat), r.lock, shape(r), r.sched ? "yes" : "no",
+  return fmt::format(fmt::runtime(kRowFormat), r.lock, run_shape(r), r.sched ? "yes" : "no",
                      count_or_na(r.reads, r.readers), count_or_na(r.writes, r.writers),
                      human_rate(r.ops_per_s()), r.min_thread_ops, r.max_thread_ops,
                      jain(r.jain_readers) + "/" + jain(r.jain_writers), verdict_name(r.verdict));

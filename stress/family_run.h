@@ -46,6 +46,45 @@ inline void maybe_inject(InjectPoint p) {
   if constexpr (kInject) inject_at(p);
 }
 
+// --lockstat/--hist time stamps: nothing in the plain instantiation, one
+// predictable branch in the instrumented one when the run does not measure.
+template <bool kMeasure>
+inline void measure_request() {
+  if constexpr (kMeasure)
+    if (tl_lockstat) tl_lockstat->request();
+}
+template <bool kMeasure>
+inline void measure_acquired() {
+  if constexpr (kMeasure)
+    if (tl_lockstat) tl_lockstat->acquired();
+}
+template <bool kMeasure>
+inline void measure_released() {
+  if constexpr (kMeasure)
+    if (tl_lockstat) tl_lockstat->released();
+}
+
+// --no-check: the pass of liburcu's test_rwlock and nothing more: acquire,
+// the critical-section work, release. No checker, no trylock or downgrade
+// mix. The phase stores stay (a HANG report still says where each thread
+// is); they are plain stores to the thread's own cache line.
+template <bool kInject, class Acquire, class Release>
+inline void measure_only_pass(WorkerSlot& slot, std::uint64_t cs_loops, Phase acquiring,
+                              Phase holding, Acquire acquire_lock, Release release_lock) {
+  maybe_inject<kInject>(InjectPoint::kBeforeAcquire);
+  slot.phase.store(acquiring, std::memory_order_relaxed);
+  measure_request<kInject>();
+  acquire_lock();
+  measure_acquired<kInject>();
+  slot.phase.store(holding, std::memory_order_relaxed);
+  spin_work(cs_loops);
+  maybe_inject<kInject>(InjectPoint::kInCs);
+  maybe_inject<kInject>(InjectPoint::kBeforeRelease);
+  measure_released<kInject>();
+  release_lock();
+  maybe_inject<kInject>(InjectPoint::kAfterRelease);
+}
+
 // One in kTryEvery acquisitions uses a trylock (and one in kTryEvery write
 // holds ends in a downgrade) where the lock has them: often enough to
 // exercise those paths thousands of times a second, rarely enough that the
@@ -55,19 +94,26 @@ inline constexpr unsigned kTryEvery = 16;
 // Acquires through the trylock about once in kTryEvery passes where the lock
 // has one (falling back to the blocking call when it fails), otherwise
 // through the blocking call.
-template <bool kHasTrylock, class TryFn, class BlockFn>
+template <bool kMeasure, bool kHasTrylock, class TryFn, class BlockFn>
 inline void acquire(WorkerSlot& slot, std::mt19937_64& rng, Phase try_phase, Phase block_phase,
                     TryFn try_lock, BlockFn block) {
+  measure_request<kMeasure>();
   if constexpr (kHasTrylock) {
     if (rng() % kTryEvery == 0) {
       slot.phase.store(try_phase, std::memory_order_relaxed);
       ++slot.result.trylock_attempts;
-      if (try_lock()) return;
+      if (try_lock()) {
+        measure_acquired<kMeasure>();
+        return;
+      }
       ++slot.result.trylock_failures;
+      if constexpr (kMeasure)
+        if (tl_lockstat) tl_lockstat->rejected();
     }
   }
   slot.phase.store(block_phase, std::memory_order_relaxed);
   block();
+  measure_acquired<kMeasure>();
 }
 
 // The loop every worker runs: outside work, one pass of the family's
@@ -97,6 +143,17 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
   WorkerSlot& slot = s.slots[index];
   if (worker_start(s, index)) {
     if constexpr (kInject) {
+      // The instrumented instantiation: injection and/or measurement.
+      const MeasureSpec& m = s.scenario.measure;
+      std::unique_ptr<LockStatRecorder> recorder;
+      if (m.any()) {
+        LockStat& st = slot.result.lockstat;
+        st.read.hold_hist = st.read.wait_hist = Histogram(m.hist);
+        st.write.hold_hist = st.write.wait_hist = Histogram(m.hist);
+        recorder = std::make_unique<LockStatRecorder>(
+            slot.result.role == Role::kReader ? st.read : st.write, CycleClock::calibrate(), m);
+        tl_lockstat = recorder.get();
+      }
       if (s.scenario.injection) {
         ThreadInjector injector(*s.scenario.injection, *s.inject, s.scenario.seed, index);
         tl_injector = &injector;
@@ -107,6 +164,7 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
       } else {
         worker_loop_body(s, slot, index, false, pass);
       }
+      tl_lockstat = nullptr;
     } else {
       worker_loop_body(s, slot, index, false, pass);
     }
@@ -185,6 +243,13 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   drive_run(shared, workers, result);
   if (controller) controller->stop();
   if (sc.injection && shared->inject) collect_injections(sc, *shared->inject, result);
+  if (sc.measure.any()) {
+    const ClockCalibration& cal = CycleClock::calibrate();
+    result.measured = true;
+    result.clock = cal.describe();
+    result.clock_overhead_ns = cal.overhead_ns();
+    for (const ThreadResult& t : result.threads) result.lockstat.merge(t.lockstat);
+  }
   if (result.hang_report.empty() && result.error.empty())
     final_check(shared->lock, shared->violations);
   shared->violations.copy_into(result);

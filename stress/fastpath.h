@@ -4,9 +4,12 @@
 // implementation in the registry without a list of its own.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include "stress/lock_traits.h"
 #include "stress/scenario.h"
@@ -48,6 +51,64 @@ double fastpath_pairs(std::uint64_t pairs, bool shared) {
     }
   }
   return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The bare loop of liburcu's test_rwlock, as the yardstick of the harness's
+// own cost: each thread waits for a start flag, then loops acquire, release,
+// count, until a stop flag; nothing else. Threads are pinned as the scenario's
+// plan says, and its readers/writers (or writers, for one-mode locks) are the
+// threads. Returns operations per second over start flag to stop flag.
+using BareLoopFn = double (*)(const Scenario& sc);
+
+template <class Lock>
+double bare_loop_ops(const Scenario& sc) {
+  auto box = std::make_unique<LockBox<Lock>>(sc);
+  Lock& l = box->lock;
+  struct alignas(128) Count {
+    std::uint64_t n = 0;
+  };
+  std::vector<Count> counts(std::size_t(sc.threads()));
+  std::atomic<bool> go{false}, stop{false};
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < sc.threads(); ++i) {
+    threads.emplace_back([&, i] {
+      if (sc.topology) sc.topology->bind_current_thread(sc.plan.cpu_of_thread[std::size_t(i)]);
+      const bool reader = i < sc.readers;
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+      std::uint64_t n = 0;
+      while (!stop.load(std::memory_order_relaxed)) {
+        if constexpr (RwLock<Lock>) {
+          if (reader) {
+            l.down_read();
+            l.up_read();
+          } else {
+            l.down_write();
+            l.up_write();
+          }
+        } else if constexpr (CountingSemaphore<Lock>) {
+          l.down();
+          l.up();
+        } else {
+          l.lock();
+          l.unlock();
+        }
+        ++n;
+      }
+      counts[std::size_t(i)].n = n;
+    });
+  }
+  while (ready.load() < sc.threads()) std::this_thread::yield();
+  const auto t0 = std::chrono::steady_clock::now();
+  go.store(true, std::memory_order_release);
+  std::this_thread::sleep_for(sc.duration);
+  stop.store(true);
+  const auto t1 = std::chrono::steady_clock::now();
+  for (auto& t : threads) t.join();
+  std::uint64_t total = 0;
+  for (const Count& c : counts) total += c.n;
+  return double(total) / std::chrono::duration<double>(t1 - t0).count();
 }
 
 }  // namespace rwstress

@@ -1,6 +1,3 @@
-#include <cstdio>
-#include <fstream>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +7,31 @@
 namespace rwstress {
 
 namespace {
+
+nlohmann::json time_json(const TimeStat& t) {
+  return {{"count", t.count},
+          {"sum_ns", t.sum_ns},
+          {"min_ns", t.min_or_zero()},
+          {"max_ns", t.max_ns},
+          {"mean_ns", t.mean_ns()}};
+}
+
+nlohmann::json hist_json(const Histogram& h) {
+  if (h.samples == 0) return nullptr;
+  return {{"buckets", h.spec.mode == HistSpec::Mode::kLog2 ? "log2" : "linear"},
+          {"width_ns", h.spec.width_ns},
+          {"counts", h.counts},
+          {"overflow", h.overflow},
+          {"samples", h.samples},
+          {"sum_ns", h.sum_ns}};
+}
+
+nlohmann::json role_json(const RoleStat& s) {
+  return {{"requests", s.requests},   {"acquired", s.acquired},   {"nowait", s.nowait},
+          {"waited", s.waited},       {"rejected", s.rejected},   {"hold", time_json(s.hold)},
+          {"wait", time_json(s.wait)}, {"hold_hist", hist_json(s.hold_hist)},
+          {"wait_hist", hist_json(s.wait_hist)}};
+}
 
 nlohmann::json run_json(const RunResult& r) {
   nlohmann::json threads = nlohmann::json::array();
@@ -39,7 +61,21 @@ nlohmann::json run_json(const RunResult& r) {
   for (const auto& c : r.injections)
     injections.push_back(
         {{"spec", c.spec}, {"point", c.point}, {"fired", c.fired}, {"visits", c.visits}});
-  return {{"lock", r.lock},
+  nlohmann::json lockstat = nullptr;
+  if (r.measured)
+    lockstat = {{"clock", r.clock},
+                {"clock_overhead_ns", r.clock_overhead_ns},
+                {"read", role_json(r.lockstat.read)},
+                {"write", role_json(r.lockstat.write)}};
+  return {{"scenario", r.scenario_key},
+          {"label", r.label},
+          {"seed", r.seed},
+          {"repeat", r.repeat},
+          {"placement", r.placement},
+          {"sweep_cpus", r.sweep_cpus},
+          {"oversubscribed", r.oversubscribed},
+          {"lockstat", lockstat},
+          {"lock", r.lock},
           {"family", family_name(r.family)},
           {"fairness", fairness_name(r.fairness)},
           {"readers", r.readers},
@@ -102,6 +138,13 @@ std::string json_report_text(const Report& report) {
       {"watchdog_s", std::chrono::duration<double>(c.watchdog).count()},
       {"fail_fast", c.fail_fast},
       {"inject", inject},
+      {"lockstat", c.measure.lockstat},
+      {"hist", {{"hold", c.measure.hist_hold},
+                {"wait", c.measure.hist_wait},
+                {"buckets", c.measure.hist.mode == HistSpec::Mode::kLog2 ? "log2" : "linear"},
+                {"width_ns", c.measure.hist.width_ns},
+                {"count", c.measure.hist.buckets}}},
+      {"repeat", c.repeat},
       {"command", c.describe(report.plan)}};
   nlohmann::json host = {{"cpus", report.host_cpus},
                          {"topology", report.host_summary},
@@ -114,6 +157,7 @@ std::string json_report_text(const Report& report) {
   for (const auto& r : report.runs) runs.push_back(run_json(r));
   nlohmann::json doc = {{"rwstress_version", kVersion},
                         {"schema", kJsonSchemaVersion},
+                        {"kind", report.kind},
                         {"seed", c.seed},
                         {"seed_hex", fmt::format("{:#x}", c.seed)},
                         {"config", config},
@@ -124,15 +168,7 @@ std::string json_report_text(const Report& report) {
 }
 
 std::string write_json_report(const Report& report, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return "cannot write '" + tmp + "'";
-    out << json_report_text(report);
-    if (!out.flush()) return "cannot write '" + tmp + "'";
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return "cannot rename '" + tmp + "' to '" + path + "'";
-  return "";
+  return write_report_file(path, json_report_text(report));
 }
 
 }  // namespace rwstress

@@ -12,6 +12,10 @@
 #include "stress/cli.h"
 #include "stress/report.h"
 #include "stress/selftest.h"
+#include "stress/session.h"
+#include "stress/compare.h"
+#include "stress/suite.h"
+#include "stress/sweep.h"
 
 using namespace rwstress;
 
@@ -28,62 +32,63 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
+// Where the runs go: the CPUs of --cpus in placement order, or all of them.
+std::vector<int> chosen_cpus(const RunConfig& cfg, const Topology& topology) {
+  return cfg.cpus.count > 0       ? topology.select_cpus(cfg.placement, cfg.cpus.count)
+         : !cfg.cpus.list.empty() ? topology.select_cpus(cfg.placement, cfg.cpus.list)
+                                  : topology.placement_order(cfg.placement);
+}
+
+// After the rows: the --lockstat table and --hist histograms.
+void print_measurements(const Report& report) {
+  const auto& runs = report.runs;
+  double overhead = 0;
+  for (const RunResult& r : runs)
+    if (r.measured) overhead = r.clock_overhead_ns;
+  if (report.config.measure.lockstat)
+    for (const auto& line : lockstat_table(runs)) print(line);
+  for (bool hold : {true, false}) {
+    if (!(hold ? report.config.measure.hist_hold : report.config.measure.hist_wait)) continue;
+    print("");
+    for (const auto& line : histogram_text(runs, hold, overhead)) print(line);
+  }
+}
+
 int run_main(RunConfig cfg) {
-  Report report;
   Topology topology = Topology::load_system();
   std::vector<int> cpus;
   try {
-    cpus = cfg.cpus.count > 0       ? topology.select_cpus(cfg.placement, cfg.cpus.count)
-           : !cfg.cpus.list.empty() ? topology.select_cpus(cfg.placement, cfg.cpus.list)
-                                    : topology.placement_order(cfg.placement);
+    cpus = chosen_cpus(cfg, topology);
   } catch (const TopologyError& e) {
     return usage_error(e.what());
   }
-  report.host_summary = topology.summary();
-  report.host_cpus = topology.allowed_cpu_count();
+  SessionReport session(cfg, topology, "run");
+  Report& report = session.report;
   int most_threads = 0;
   for (const LockEntry* e : cfg.locks)
     most_threads = std::max(most_threads, cfg.threads_for(e->meta.family));
   report.plan = topology.plan(most_threads, cpus);
-  report.config = cfg;
 
   // Find out now, not after the runs, that the results cannot be saved.
-  if (!cfg.json_path.empty()) {
-    std::string err = write_json_report(report, cfg.json_path);
-    if (!err.empty()) return usage_error("--json: " + err);
-  }
+  if (std::string err = session.open(); !err.empty()) return usage_error(err);
 
   print(fmt::format("rwstress {}: {}; {} placement: {}", kVersion, report.host_summary,
                     placement_name(cfg.placement), report.plan.describe()));
-  print(fmt::format("seed {:#x}, {} per lock, watchdog {}", cfg.seed,
-                    format_duration(cfg.duration), format_duration(cfg.watchdog)));
+  print(fmt::format("seed {:#x}, {} per lock{}, watchdog {}", cfg.seed,
+                    format_duration(cfg.duration),
+                    cfg.repeat > 1 ? fmt::format(", {} runs each", cfg.repeat) : "",
+                    format_duration(cfg.watchdog)));
+  if (cfg.measure.any()) print("measuring clock: " + CycleClock::calibrate().describe());
   print("");
   print(console_header());
 
-  bool any_hang = false;
-  for (const LockEntry* entry : cfg.locks) {
-    Scenario sc = cfg.scenario_for(entry->meta);
-    sc.plan = topology.plan(sc.threads(), cpus);
-    sc.topology = &topology;
-    RunResult r = (sc.injection ? entry->run_injected : entry->run)(sc, entry->meta);
-    if (!r.error.empty()) return usage_error(r.error);
-    print(console_row(r));
-    for (const auto& line : console_details(r, cfg.verbose, cfg.rusage)) print(line);
-    any_hang |= r.verdict == Verdict::kHang;
-    report.runs.push_back(std::move(r));
-    if (!cfg.json_path.empty()) {
-      std::string err = write_json_report(report, cfg.json_path);
-      if (!err.empty()) std::fprintf(stderr, "rwstress: warning: --json: %s\n", err.c_str());
-    }
-    if (cfg.fail_fast && report.runs.back().verdict != Verdict::kPass) break;
-  }
+  SessionPoint point;
+  point.cpus = cpus;
+  if (std::string err = session.run(cfg, point, print); !err.empty()) return usage_error(err);
   print("");
-  print(console_final_line(report));
-  int code = exit_code_of(report.overall());
-  // Threads stuck in a hung lock cannot be joined; leave without running
-  // destructors they might race with.
-  if (any_hang) _exit(code);
-  return code;
+  print_measurements(report);
+  if (cfg.measure.any()) print("");
+  return session.finish(print);
 }
 
 }  // namespace
@@ -108,6 +113,30 @@ int main(int argc, char** argv) {
       int code = run_selftest(opt, topology, print);
       _exit(code);  // hung busted locks leave threads that cannot be joined
     }
+    case CliAction::kCompare: {
+      CompareSide a, b;
+      std::string err = load_compare_side(outcome.config.compare_a, &a);
+      if (err.empty()) err = load_compare_side(outcome.config.compare_b, &b);
+      if (!err.empty()) return usage_error(err);
+      for (const auto& line : compare_table(a, b, outcome.config.compare_alpha)) print(line);
+      return 0;
+    }
+    case CliAction::kSweep:
+    case CliAction::kSuite:
+      try {
+        Topology topology = Topology::load_system();
+        auto err_print = [](const std::string& line) {
+          if (line.rfind("rwstress: error:", 0) == 0)
+            std::fprintf(stderr, "%s\n", line.c_str());
+          else
+            print(line);
+        };
+        return outcome.action == CliAction::kSweep
+                   ? run_sweep(outcome.config, topology, err_print)
+                   : run_suite(outcome.config, topology, err_print);
+      } catch (const TopologyError& e) {
+        return usage_error(e.what());
+      }
     case CliAction::kRun:
       try {
         return run_main(std::move(outcome.config));

@@ -22,7 +22,7 @@ template <bool kInject, class Lock>
 void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng,
                 std::uint64_t seq) {
   maybe_inject<kInject>(InjectPoint::kBeforeAcquire);
-  acquire<HasTrylock<Lock>>(
+  acquire<kInject, HasTrylock<Lock>>(
       slot, rng, Phase::kTryAcquire, Phase::kAcquire, [&] { return try_lock(s.lock); },
       [&] { s.lock.lock(); });
   slot.phase.store(Phase::kHold, std::memory_order_relaxed);
@@ -49,6 +49,7 @@ void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt1993
   s.exclusion.writer_exit();
   maybe_inject<kInject>(InjectPoint::kBeforeRelease);
   slot.phase.store(Phase::kRelease, std::memory_order_relaxed);
+  measure_released<kInject>();
   s.lock.unlock();
   maybe_inject<kInject>(InjectPoint::kAfterRelease);
 }
@@ -56,6 +57,14 @@ void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt1993
 template <class Lock, bool kInject>
 void mutex_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
+  if (!s.scenario.check) {
+    worker_loop<kInject>(shared, index, [&](WorkerSlot& slot, std::mt19937_64&, std::uint64_t) {
+      measure_only_pass<kInject>(
+          slot, s.scenario.cs_write_loops, Phase::kAcquire, Phase::kHold, [&] { s.lock.lock(); },
+          [&] { s.lock.unlock(); });
+    });
+    return;
+  }
   worker_loop<kInject>(shared, index,
                        [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
                          mutex_pass<kInject>(s, index, slot, rng, seq);

@@ -45,7 +45,7 @@ constexpr LockEntry rwlock(std::string_view name, Fairness fairness, std::string
                            bool busted = false) {
   return LockEntry{LockMeta{name, Family::kRwlock, fairness, origin, capabilities_of<Lock>(), busted},
                    &run_rwlock<Lock>, &run_rwlock<WithInjectHooks<Lock>, true>,
-                   &fastpath_pairs<Lock>};
+                   &fastpath_pairs<Lock>, &bare_loop_ops<Lock>};
 }
 
 template <class Lock>
@@ -54,7 +54,8 @@ constexpr LockEntry semaphore(std::string_view name, Fairness fairness, std::str
   static_assert(CountingSemaphore<Lock>);
   return LockEntry{
       LockMeta{name, Family::kSemaphore, fairness, origin, capabilities_of<Lock>(), busted},
-      &run_semaphore<Lock>, &run_semaphore<WithInjectHooks<Lock>, true>, &fastpath_pairs<Lock>};
+      &run_semaphore<Lock>, &run_semaphore<WithInjectHooks<Lock>, true>, &fastpath_pairs<Lock>,
+      &bare_loop_ops<Lock>};
 }
 
 template <class Lock>
@@ -63,7 +64,7 @@ constexpr LockEntry mutex(std::string_view name, Fairness fairness, std::string_
   static_assert(MutexLock<Lock>);
   return LockEntry{LockMeta{name, Family::kMutex, fairness, origin, capabilities_of<Lock>(), busted},
                    &run_mutex<Lock>, &run_mutex<WithInjectHooks<Lock>, true>,
-                   &fastpath_pairs<Lock>};
+                   &fastpath_pairs<Lock>, &bare_loop_ops<Lock>};
 }
 
 constexpr LockEntry with_known_issue(LockEntry e, std::string_view issue) {

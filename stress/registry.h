@@ -19,8 +19,10 @@ using RunFn = RunResult (*)(const Scenario&, const LockMeta&);
 struct LockEntry {
   LockMeta meta;
   RunFn run;           // the plain instantiation: nothing injected anywhere
-  RunFn run_injected;  // hooks routed to the injectors, worker-loop points live
+  RunFn run_instrumented;  // --inject/--lockstat/--hist: hooks routed to the injectors and
+                           // the lockstat recorder, worker-loop points and time stamps live
   FastPathFn fastpath;  // uncontended acquire+release pairs (bench/fastpath_bench.cc)
+  BareLoopFn bare;      // the bare test_rwlock loop (bench/harness_bench.cc)
 };
 
 std::span<const LockEntry> lock_registry();

@@ -12,6 +12,7 @@
 namespace rwstress {
 
 struct Report {
+  std::string kind = "run";  // "run", "sweep", "suite rwsem-test", "suite bkl"
   RunConfig config;
   std::string host_summary;  // topology summary
   int host_cpus = 0;         // CPUs this process may use
@@ -26,6 +27,8 @@ struct Report {
 };
 
 // console_report.cc
+std::string run_shape(const RunResult& r);  // "4R+2W", "3T", "4T/c2"
+std::string human_rate(double per_s);       // "10.14M"
 std::string console_header();
 std::string console_row(const RunResult& r);
 // verbose: per-thread lines; system: the seed-001 figures (--rusage).
@@ -34,8 +37,63 @@ std::string console_system_line(const RunResult& r);
 std::string console_final_line(const Report& report);
 std::string console_lock_list();
 
-// json_report.cc: schema 1, docs/json-schema.md. Writes PATH atomically
-// (temporary file, then rename). Returns "" or why it failed.
+// lockstat_report.cc: --lockstat and --hist.
+std::string lockmeter_time(double ns);         // "2.2us", "43ms", "1167us"
+std::string lockmeter_percent(double fraction);  // "13.7%", "0.33%", "0%"
+// Seed 002's columns for one role over a run of `duration_s` on `cpus` CPUs.
+struct LockmeterRow {
+  double util = 0;  // hold time / wall time (reads may sum past 100%)
+  double con = 0;   // not acquired at once: waited or rejected, / requests
+  double hold_mean_ns = 0, hold_max_ns = 0;
+  double wait_mean_ns = 0, wait_max_ns = 0;
+  double wait_cpu = 0;  // wait time / (wall time x CPUs)
+  std::uint64_t total = 0;  // requests, failed trylocks included
+  double nowait = 0, spin = 0, reject = 0;  // shares of `total`; they sum to 1
+};
+LockmeterRow lockmeter_row(const RoleStat& s, double duration_s, int cpus);
+std::vector<std::string> lockstat_table(const std::vector<RunResult>& runs);
+// One column per run and role that has samples ("xadd write").
+struct HistColumn {
+  std::string name;
+  const Histogram* hist;
+};
+std::vector<HistColumn> histogram_columns(const std::vector<RunResult>& runs, bool hold);
+// Side by side when several; `overhead_ns` is the clock cost subtracted.
+std::vector<std::string> histogram_text(const std::vector<RunResult>& runs, bool hold,
+                                        double overhead_ns);
+
+// report_file.cc: writes PATH atomically (temporary file, then rename).
+// Returns "" or why it failed.
+std::string write_report_file(const std::string& path, const std::string& text);
+
+// csv_report.cc: --csv, one row per run.
+std::string csv_field(const std::string& s);  // quoted where it must be
+std::string csv_report_text(const Report& report);
+
+// junit_report.cc: --junit.
+std::string xml_escape(const std::string& s);
+std::string junit_report_text(const Report& report);
+
+// plot_report.cc: --plot, through gnuplot where installed.
+struct PlotSeries {
+  std::string name;
+  std::vector<std::pair<double, double>> points;
+  std::string style;  // gnuplot "with": linespoints (default), steps, lines dashtype 2
+};
+struct PlotSpec {
+  std::string title, xlabel, ylabel;
+  bool logscale_x = false, logscale_y = false;
+  std::string extra;  // more gnuplot settings
+  std::vector<PlotSeries> series;
+};
+std::string find_gnuplot();  // "" when not installed
+// Writes BASE.dat and BASE.gp, then BASE.svg and BASE.png through gnuplot.
+// Returns the lines to print (what was written, or the note why not).
+std::vector<std::string> write_plot(const std::string& base, const PlotSpec& spec);
+std::vector<std::string> write_histogram_plots(const Report& report, const std::string& prefix);
+
+// json_report.cc: schema 1, docs/json-schema.md. Writes PATH atomically.
+// Returns "" or why it failed.
 inline constexpr int kJsonSchemaVersion = 1;
 std::string json_report_text(const Report& report);
 std::string write_json_report(const Report& report, const std::string& path);

@@ -91,6 +91,8 @@ Scenario RunConfig::scenario_for(const LockMeta& meta) const {
   sc.watchdog = watchdog;
   sc.fail_fast = fail_fast;
   sc.injection = injection.empty() ? nullptr : &injection;
+  sc.measure = measure;
+  sc.check = check;
   return sc;
 }
 
@@ -112,13 +114,114 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   if (tuning.xadd_unfair_wake) roles += " --xadd-wake unfair";
   for (const InjectSpec& spec : injection.specs)  // quoted: "exp(2us)" is shell syntax
     roles += fmt::format(" --inject '{}'", spec.describe());
-  return fmt::format("rwstress --lock {}{}{} --duration {} --cpus {} --placement {} --cs-read {} "
+  if (!check) roles += " --no-check";
+  if (measure.lockstat) roles += " --lockstat";
+  if (measure.hist_hold || measure.hist_wait) {
+    roles += fmt::format(" --hist {}", measure.hist_hold && measure.hist_wait ? "hold,wait"
+                                       : measure.hist_hold                    ? "hold"
+                                                                              : "wait");
+    if (measure.hist.mode == HistSpec::Mode::kLinear)
+      roles += fmt::format(" --hist-bucket {}ns --hist-buckets {}", measure.hist.width_ns,
+                           measure.hist.buckets);
+  }
+  if (repeat > 1) roles += fmt::format(" --repeat {}", repeat);
+  // A sweep names its CPU counts and placements; a suite only its name and
+  // what was given besides.
+  std::string where = fmt::format(" --cpus {} --placement {}", cpu_arg, placement_name(placement));
+  std::string command = "rwstress";
+  if (!suite.empty())  // the suite sets the rest itself
+    return fmt::format("rwstress suite {}{} --duration {} --repeat {} --seed {:#x}", suite,
+                       lock_given ? " --lock " + lock_spec : "", format_duration(duration), repeat,
+                       seed);
+  if (!sweep_cpus.empty()) {
+    std::vector<std::string> names;
+    for (Placement p : sweep_placements) names.emplace_back(placement_name(p));
+    command = fmt::format("rwstress sweep --cpus {} --placements {}{}", fmt::join(sweep_cpus, ","),
+                          fmt::join(names, ","),
+                          sweep_oversubscribe ? " --beyond oversubscribe" : "");
+    where.clear();
+  }
+  return fmt::format("{} --lock {}{}{} --duration {}{} --cs-read {} "
                      "--cs-write {} --delay {} --watchdog {}{} --seed {:#x}",
-                     lock_spec, roles, sched ? " --sched" : "", format_duration(duration), cpu_arg,
-                     placement_name(placement), cs_read_loops, cs_write_loops, delay_loops,
+                     command, lock_spec, roles, sched ? " --sched" : "", format_duration(duration), where,
+                     cs_read_loops, cs_write_loops, delay_loops,
                      format_duration(watchdog),
                      std::string(fail_fast ? " --fail-fast" : "") + (rusage ? " --rusage" : ""),
                      seed);
+}
+
+std::vector<std::string> split_list(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t at = text.find(sep, start);
+    parts.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return parts;
+    start = at + 1;
+  }
+}
+
+namespace {
+
+bool parse_int(const std::string& text, int* out) {
+  if (text.empty() || text.size() > 6 ||
+      text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  *out = std::stoi(text);
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::vector<int>> parse_cpu_counts(const std::string& text, std::string* error) {
+  auto bad = [&](const std::string& why) -> std::optional<std::vector<int>> {
+    *error = fmt::format("sweep --cpus '{}': {}", text, why);
+    return std::nullopt;
+  };
+  std::vector<int> counts;
+  for (const std::string& part : split_list(text, ',')) {
+    size_t dots = part.find("..");
+    if (dots == std::string::npos) {
+      int n = 0;
+      if (!parse_int(part, &n) || n < 1) return bad("'" + part + "' is not a CPU count (1 or more)");
+      counts.push_back(n);
+      continue;
+    }
+    std::string hi_text = part.substr(dots + 2);
+    bool doubling = false;
+    if (!hi_text.empty() && hi_text.back() == '2' && hi_text.size() >= 2 &&
+        hi_text[hi_text.size() - 2] == 'x') {
+      doubling = true;
+      hi_text.resize(hi_text.size() - 2);
+    }
+    int lo = 0, hi = 0;
+    if (!parse_int(part.substr(0, dots), &lo) || !parse_int(hi_text, &hi) || lo < 1 || hi < lo)
+      return bad("'" + part + "' is not a range LO..HI or LO..HIx2 with 1 <= LO <= HI");
+    if (hi > kMaxThreads) return bad(fmt::format("at most {} CPUs", kMaxThreads));
+    for (int n = lo; n <= hi; n = doubling ? n * 2 : n + 1) counts.push_back(n);
+  }
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  if (counts.empty()) return bad("no CPU counts");
+  return counts;
+}
+
+std::optional<std::vector<Placement>> parse_placements(const std::string& text,
+                                                       std::string* error) {
+  std::vector<Placement> out;
+  for (const std::string& part : split_list(text, ',')) {
+    if (part == "compact")
+      out.push_back(Placement::kCompact);
+    else if (part == "scatter")
+      out.push_back(Placement::kScatter);
+    else if (part == "smt")
+      out.push_back(Placement::kSmt);
+    else {
+      *error = fmt::format("placement '{}': use compact, scatter or smt", part);
+      return std::nullopt;
+    }
+  }
+  return out;
 }
 
 }  // namespace rwstress

@@ -50,6 +50,21 @@ struct RunConfig {
   bool rusage = false;  // print the seed-001 system figures under each row
   std::string json_path;
   bool selftest_short = false;  // rwstress selftest --short
+  MeasureSpec measure;          // --lockstat, --hist
+  bool check = true;            // --no-check: no checker in the loop
+  int repeat = 1;               // --repeat N: each lock's run N times
+  std::string csv_path;         // --csv PATH
+  std::string junit_path;       // --junit PATH
+  std::string plot_prefix;      // --plot PREFIX: PREFIX-*.svg and .png through gnuplot
+  // rwstress sweep: CPU counts and placements to run the scenario over.
+  std::vector<int> sweep_cpus;
+  std::vector<Placement> sweep_placements;
+  bool sweep_oversubscribe = false;  // sweep --beyond oversubscribe
+  std::string suite;                       // rwstress suite NAME
+  bool lock_given = false;                 // --lock was on the command line
+  bool duration_given = false;             // --duration was on the command line
+  std::string compare_a, compare_b;        // rwstress compare A B
+  double compare_alpha = 0.05;             // significance level of compare
 
   bool selects(Family f) const;
 
@@ -67,6 +82,17 @@ struct RunConfig {
 // "4" is a count; "0-3,8", "5," and "2-2" are lists. Returns nullopt and
 // sets *error on anything else.
 std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* error);
+
+// "a,b,,c" -> {"a", "b", "", "c"}: empty parts kept, for the caller to reject.
+std::vector<std::string> split_list(const std::string& text, char sep);
+
+// sweep --cpus: "1,2,4,8", "1..8" (every count), "1..16x2" (doubling), or
+// a mix ("1,2..4"). Sorted, without duplicates.
+std::optional<std::vector<int>> parse_cpu_counts(const std::string& text, std::string* error);
+
+// "compact", "scatter", "smt", or a comma list of them.
+std::optional<std::vector<Placement>> parse_placements(const std::string& text,
+                                                       std::string* error);
 
 
 }  // namespace rwstress

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "injectors/inject_spec.h"
+#include "stress/lockstat.h"
 #include "stress/lock_traits.h"
 
 namespace rwstress {
@@ -63,6 +64,7 @@ struct ThreadResult {
   // --inject: per spec and point, how often the injector fired and how
   // often the point was visited (empty without injection).
   std::vector<std::array<std::uint64_t, kInjectPointCount>> inject_fired, inject_visits;
+  LockStat lockstat;  // --lockstat / --hist: this thread's acquisitions
 };
 
 // One injector's firing count at one point, over a run.
@@ -74,6 +76,16 @@ struct InjectionCount {
 };
 
 struct RunResult {
+  // Which scenario this was: the configuration that compare matches runs
+  // by (lock, shape, sched, CPUs, work, knobs, injection; never the seed),
+  // the run's own seed, and which of --repeat N it was (0-based).
+  std::string scenario_key;
+  std::string label;  // suite test name ("rws-rw") or sweep point ("4 CPUs compact"), else ""
+  std::uint64_t seed = 0;
+  int repeat = 0;
+  std::string placement;
+  int sweep_cpus = 0;          // sweep: the CPU count of this point (0 outside a sweep)
+  bool oversubscribed = false;  // sweep --beyond oversubscribe: fewer CPUs than the point names
   std::string lock;
   Family family = Family::kRwlock;
   Fairness fairness = Fairness::kTaskFair;
@@ -113,6 +125,13 @@ struct RunResult {
   std::string known_issue;                 // the lock's known library bug, if any
   std::vector<InjectionCount> injections;  // --inject firing counts
   std::uint64_t schedule_digest = 0;       // --inject: see injectors/injection.h
+
+  // --lockstat / --hist: the workers' acquisitions merged (empty otherwise),
+  // and the clock that timed them.
+  bool measured = false;
+  LockStat lockstat;
+  std::string clock;  // ClockCalibration::describe()
+  double clock_overhead_ns = 0;
 
   Verdict verdict = Verdict::kPass;
 

@@ -50,17 +50,20 @@ void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   maybe_inject<kInject>(InjectPoint::kBeforeAcquire);
   if constexpr (SnapshotReads<Lock>) {
     slot.phase.store(Phase::kDownRead, std::memory_order_relaxed);
+    measure_request<kInject>();
     s.lock.down_read();
+    measure_acquired<kInject>();
     slot.phase.store(Phase::kHoldRead, std::memory_order_relaxed);
     maybe_inject<kInject>(InjectPoint::kInCs);
     check_snapshot(s, index, r);
     maybe_inject<kInject>(InjectPoint::kBeforeRelease);
     slot.phase.store(Phase::kUpRead, std::memory_order_relaxed);
+    measure_released<kInject>();
     s.lock.up_read();
     maybe_inject<kInject>(InjectPoint::kAfterRelease);
     return;
   }
-  acquire<HasReadTrylock<Lock>>(
+  acquire<kInject, HasReadTrylock<Lock>>(
       slot, rng, Phase::kReadTrylock, Phase::kDownRead,
       [&] { return try_down_read(s.lock); }, [&] { s.lock.down_read(); });
   slot.phase.store(Phase::kHoldRead, std::memory_order_relaxed);
@@ -74,6 +77,7 @@ void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   s.exclusion.reader_exit();
   maybe_inject<kInject>(InjectPoint::kBeforeRelease);
   slot.phase.store(Phase::kUpRead, std::memory_order_relaxed);
+  measure_released<kInject>();
   s.lock.up_read();
   maybe_inject<kInject>(InjectPoint::kAfterRelease);
 }
@@ -85,7 +89,9 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   maybe_inject<kInject>(InjectPoint::kBeforeAcquire);
   if constexpr (SnapshotReads<Lock>) {
     slot.phase.store(Phase::kDownWrite, std::memory_order_relaxed);
+    measure_request<kInject>();
     s.lock.down_write();
+    measure_acquired<kInject>();
     slot.phase.store(Phase::kHoldWrite, std::memory_order_relaxed);
     s.exclusion.writer_enter(index, s.violations);
     spin_work(s.scenario.cs_write_loops);
@@ -93,12 +99,13 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
     auto* old = s.lock.publish(new typename Lock::Version(record_value(index, seq)));
     s.exclusion.writer_exit();
     slot.phase.store(Phase::kUpWrite, std::memory_order_relaxed);
+    measure_released<kInject>();
     s.lock.up_write();
     maybe_inject<kInject>(InjectPoint::kAfterRelease);
     s.lock.retire(old, seq);
     return;
   }
-  acquire<HasWriteTrylock<Lock>>(
+  acquire<kInject, HasWriteTrylock<Lock>>(
       slot, rng, Phase::kWriteTrylock, Phase::kDownWrite,
       [&] { return try_down_write(s.lock); }, [&] { s.lock.down_write(); });
   slot.phase.store(Phase::kHoldWrite, std::memory_order_relaxed);
@@ -114,6 +121,7 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
     if (rng() % kTryEvery == 0) {
       s.exclusion.writer_to_reader();
       slot.phase.store(Phase::kDowngrade, std::memory_order_relaxed);
+      measure_released<kInject>();  // the write hold ends here
       s.lock.downgrade_write();
       ++r.downgrades;
       slot.phase.store(Phase::kHoldRead, std::memory_order_relaxed);
@@ -131,6 +139,7 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   s.exclusion.writer_exit();
   maybe_inject<kInject>(InjectPoint::kBeforeRelease);
   slot.phase.store(Phase::kUpWrite, std::memory_order_relaxed);
+  measure_released<kInject>();
   s.lock.up_write();
   maybe_inject<kInject>(InjectPoint::kAfterRelease);
 }
@@ -139,6 +148,19 @@ template <class Lock, bool kInject>
 void rw_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
   const bool writer = index >= s.scenario.readers;
+  if (!s.scenario.check) {
+    worker_loop<kInject>(shared, index, [&](WorkerSlot& slot, std::mt19937_64&, std::uint64_t) {
+      if (writer)
+        measure_only_pass<kInject>(
+            slot, s.scenario.cs_write_loops, Phase::kDownWrite, Phase::kHoldWrite,
+            [&] { s.lock.down_write(); }, [&] { s.lock.up_write(); });
+      else
+        measure_only_pass<kInject>(
+            slot, s.scenario.cs_read_loops, Phase::kDownRead, Phase::kHoldRead,
+            [&] { s.lock.down_read(); }, [&] { s.lock.up_read(); });
+    });
+    return;
+  }
   worker_loop<kInject>(shared, index,
                        [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
                          if (writer)

@@ -8,6 +8,7 @@
 #include "injectors/injection.h"
 #include "locks/lock_tuning.h"
 #include "platform/topology.h"
+#include "stress/lockstat.h"
 #include "stress/lock_traits.h"
 
 namespace rwstress {
@@ -29,6 +30,8 @@ struct Scenario {
   PlacementPlan plan;                 // one CPU per worker thread
   const Topology* topology = nullptr;  // pins threads; nullptr only in unit tests
   const InjectionPlan* injection = nullptr;  // --inject; read only by the injected instantiation
+  bool check = true;    // false: --no-check, the bare measurement loop
+  MeasureSpec measure;  // --lockstat / --hist; read only by the instrumented instantiation
 
   int threads() const { return readers + writers; }
 };

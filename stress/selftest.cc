@@ -171,7 +171,7 @@ int run_selftest(const SelftestOptions& opt, const Topology& topology,
     if (!c.injection.empty()) {
       if (!opt.short_form) row(e->run, "without injection", false);  // shown, not required
       sc.injection = &plan;
-      if (!row(e->run_injected, fmt::format("with --inject {}", c.injection))) ++failures;
+      if (!row(e->run_instrumented, fmt::format("with --inject {}", c.injection))) ++failures;
     } else if (!row(e->run, "")) {
       ++failures;
     }

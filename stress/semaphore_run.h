@@ -32,7 +32,7 @@ void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
                     std::uint64_t seq) {
   ThreadResult& r = slot.result;
   maybe_inject<kInject>(InjectPoint::kBeforeAcquire);
-  acquire<HasSemTrylock<Lock> || HasDownTimeout<Lock>>(
+  acquire<kInject, HasSemTrylock<Lock> || HasDownTimeout<Lock>>(
       slot, rng, Phase::kTryAcquire, Phase::kAcquire,
       [&] { return try_down_or_timeout(s.lock, seq); }, [&] { s.lock.down(); });
   slot.phase.store(Phase::kHold, std::memory_order_relaxed);
@@ -53,6 +53,7 @@ void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   s.bound.exit();
   maybe_inject<kInject>(InjectPoint::kBeforeRelease);
   slot.phase.store(Phase::kRelease, std::memory_order_relaxed);
+  measure_released<kInject>();
   s.lock.up();
   maybe_inject<kInject>(InjectPoint::kAfterRelease);
 }
@@ -60,6 +61,14 @@ void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
 template <class Lock, bool kInject>
 void semaphore_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
+  if (!s.scenario.check) {
+    worker_loop<kInject>(shared, index, [&](WorkerSlot& slot, std::mt19937_64&, std::uint64_t) {
+      measure_only_pass<kInject>(
+          slot, s.scenario.cs_write_loops, Phase::kAcquire, Phase::kHold, [&] { s.lock.down(); },
+          [&] { s.lock.up(); });
+    });
+    return;
+  }
   worker_loop<kInject>(shared, index,
                        [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
                          semaphore_pass<kInject>(s, index, slot, rng, seq);

@@ -50,7 +50,7 @@ RunResult injected_run(const char* lock, const std::vector<std::string>& specs, 
   Scenario sc = test::short_scenario(machine(), readers, writers, d);
   sc.family = e->meta.family;
   sc.injection = &plan;
-  return e->run_injected(sc, e->meta);
+  return e->run_instrumented(sc, e->meta);
 }
 
 std::uint64_t fired(const RunResult& r, const std::string& point) {

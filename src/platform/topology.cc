@@ -3,6 +3,7 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <map>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -11,7 +12,12 @@
 namespace rwstress {
 
 const char* placement_name(Placement p) {
-  return p == Placement::kCompact ? "compact" : "scatter";
+  switch (p) {
+    case Placement::kCompact: return "compact";
+    case Placement::kScatter: return "scatter";
+    case Placement::kSmt: return "smt";
+  }
+  return "?";
 }
 
 std::string PlacementPlan::describe() const {
@@ -101,10 +107,21 @@ std::string Topology::summary() const {
 
 std::vector<int> Topology::placement_order(Placement p) const {
   if (p == Placement::kScatter) return impl_->scatter_order(hwloc_get_root_obj(impl_->topo));
-  std::vector<int> order;
+  // Compact order, each PU ranked by how many usable PUs of its core came
+  // before it; kSmt then takes rank 0 of every core first.
+  std::vector<std::pair<int, int>> ranked;  // (rank within core, OS index)
+  std::map<const void*, int> seen_in_core;
   for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(impl_->topo, HWLOC_OBJ_PU, nullptr); pu;
-       pu = hwloc_get_next_obj_by_type(impl_->topo, HWLOC_OBJ_PU, pu))
-    if (impl_->usable(pu)) order.push_back(int(pu->os_index));
+       pu = hwloc_get_next_obj_by_type(impl_->topo, HWLOC_OBJ_PU, pu)) {
+    if (!impl_->usable(pu)) continue;
+    hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(impl_->topo, HWLOC_OBJ_CORE, pu);
+    ranked.emplace_back(seen_in_core[core ? core : pu]++, int(pu->os_index));
+  }
+  if (p == Placement::kSmt)
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<int> order;
+  for (const auto& r : ranked) order.push_back(r.second);
   return order;
 }
 

@@ -17,6 +17,8 @@ namespace rwstress {
 enum class Placement {
   kCompact,  // fill hardware threads in topology order: SMT siblings, then cores, then packages
   kScatter,  // round-robin across packages, then cores, then SMT siblings
+  kSmt,      // SMT-aware: one hardware thread of every core (in compact order) before any
+             // core's second thread
 };
 
 const char* placement_name(Placement p);

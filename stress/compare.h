@@ -1,0 +1,42 @@
+// rwstress compare A.json B.json: seed 004's "with (stddev) without
+// (stddev) %" table over repeated runs, with the significance column that
+// table lacked (Welch's unequal-variance t-test, two-sided).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rwstress {
+
+// Sample mean and standard deviation (n - 1 in the denominator).
+struct Sample {
+  std::vector<double> values;
+  double mean() const;
+  double stddev() const;  // 0 for fewer than two values
+};
+
+struct WelchResult {
+  bool valid = false;  // false: fewer than two values on a side
+  double t = 0;
+  double df = 0;
+  double p = 1;  // two-sided
+};
+WelchResult welch_test(const Sample& a, const Sample& b);
+
+// One results file: per scenario key, per figure, the values of its runs.
+struct CompareSide {
+  std::string path;
+  std::vector<std::string> order;  // scenario keys in file order
+  std::map<std::string, std::vector<std::pair<std::string, Sample>>> figures;
+  std::map<std::string, int> runs;  // runs per scenario key
+};
+
+// Reads a --json file. Returns "" or one line saying what is wrong.
+std::string load_compare_side(const std::string& path, CompareSide* out);
+
+// The table: matched scenarios with each figure's line; then the scenarios
+// only one side has. % = (A - B) / B, as seed 004.
+std::vector<std::string> compare_table(const CompareSide& a, const CompareSide& b, double alpha);
+
+}  // namespace rwstress

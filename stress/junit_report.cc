@@ -1,0 +1,103 @@
+// --junit: JUnit XML for CI systems. One test case per run; FAIL and
+// STARVED are failures, HANG and CRASH errors, each with the violations,
+// starved threads or hang report as its text. The effective configuration
+// and seed are suite properties, so a red CI run can be replayed.
+#include <fmt/format.h>
+
+#include "stress/cli.h"
+#include "stress/report.h"
+
+namespace rwstress {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters, even escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
+          out += '?';
+        else
+          out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string failure_text(const RunResult& r) {
+  std::string text;
+  auto line = [&](const std::string& s) { text += s + "\n"; };
+  for (const Violation& v : r.first_violations)
+    line(fmt::format("{} (thread {}): {}", violation_kind_name(v.kind), v.thread, v.detail));
+  for (const std::string& s : r.starved) line("starved: " + s);
+  for (const std::string& s : r.hang_report) line(s);
+  if (!r.error.empty()) line(r.error);
+  return text;
+}
+
+std::string failure_message(const RunResult& r) {
+  switch (r.verdict) {
+    case Verdict::kFail: return fmt::format("{} invariant violations", r.violation_count);
+    case Verdict::kStarved: return "a thread the lock promises progress to starved";
+    case Verdict::kHang: return "no progress for the watchdog time";
+    case Verdict::kCrash: return "the lock crashed the process";
+    case Verdict::kPass: break;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string junit_report_text(const Report& report) {
+  int failures = 0, errors = 0;
+  double time = 0;
+  for (const RunResult& r : report.runs) {
+    failures += r.verdict == Verdict::kFail || r.verdict == Verdict::kStarved;
+    errors += r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;
+    time += r.duration_s;
+  }
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"rwstress\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
+                     "time=\"{:.3f}\">\n",
+                     report.runs.size(), failures, errors, time);
+  out += fmt::format("  <testsuite name=\"rwstress\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
+                     "skipped=\"0\" time=\"{:.3f}\">\n",
+                     report.runs.size(), failures, errors, time);
+  out += "    <properties>\n";
+  auto property = [&](const std::string& name, const std::string& value) {
+    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml_escape(name),
+                       xml_escape(value));
+  };
+  property("version", kVersion);
+  property("command", report.config.describe(report.plan));
+  property("seed", fmt::format("{:#x}", report.config.seed));
+  property("host", report.host_summary);
+  out += "    </properties>\n";
+  for (const RunResult& r : report.runs) {
+    std::string name = r.scenario_key.empty() ? r.lock : r.scenario_key;
+    if (!r.label.empty()) name = r.label + ": " + name;
+    if (report.config.repeat > 1) name += fmt::format(" #{}", r.repeat + 1);
+    out += fmt::format("    <testcase classname=\"rwstress.{}\" name=\"{}\" time=\"{:.3f}\"",
+                       family_name(r.family), xml_escape(name), r.duration_s);
+    if (r.verdict == Verdict::kPass) {
+      out += "/>\n";
+      continue;
+    }
+    const bool error = r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;
+    out += fmt::format(">\n      <{} message=\"{}\" type=\"{}\">{}</{}>\n    </testcase>\n",
+                       error ? "error" : "failure", xml_escape(failure_message(r)),
+                       verdict_name(r.verdict), xml_escape(failure_text(r)),
+                       error ? "error" : "failure");
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+}  // namespace rwstress

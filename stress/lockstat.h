@@ -1,0 +1,171 @@
+// --lockstat and --hist: per-role acquisition statistics (seed 002's
+// lockmeter columns, /proc/lock_stat's min/avg/max) and hold/wait-time
+// histograms (seed 000), recorded by each worker into its own LockStat and
+// merged after join.
+//
+// Only the instrumented instantiation of a lock's run records, and only when
+// the run asks (Scenario::measure): the plain instantiation never reads the
+// clock. Every interval has the clock's reading cost subtracted
+// (platform/cycle_clock.h).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "injectors/injection.h"
+#include "platform/cycle_clock.h"
+
+namespace rwstress {
+
+// How a histogram is bucketed. kLog2: bucket 0 holds 0 ns, bucket i >= 1
+// holds [2^(i-1), 2^i) ns. kLinear: bucket i holds [i*width, (i+1)*width)
+// ns, and anything past the last bucket counts as overflow.
+struct HistSpec {
+  enum class Mode : std::uint8_t { kLog2, kLinear };
+  Mode mode = Mode::kLog2;
+  std::uint64_t width_ns = 0;  // kLinear only
+  int buckets = 64;            // kLinear: buckets before overflow
+  std::string describe() const;
+};
+
+struct Histogram {
+  HistSpec spec;
+  std::vector<std::uint64_t> counts;
+  std::uint64_t overflow = 0;
+  std::uint64_t samples = 0;  // counts + overflow
+  std::uint64_t sum_ns = 0;   // of every sample, overflow included
+
+  Histogram() : Histogram(HistSpec{}) {}
+  explicit Histogram(const HistSpec& s);
+  void add(std::uint64_t ns) {
+    ++samples;
+    sum_ns += ns;
+    std::size_t i = bucket_of(ns);
+    if (i < counts.size())
+      ++counts[i];
+    else
+      ++overflow;
+  }
+  std::size_t bucket_of(std::uint64_t ns) const {
+    if (spec.mode == HistSpec::Mode::kLinear) return std::size_t(ns / spec.width_ns);
+    return ns == 0 ? 0 : std::size_t(64 - __builtin_clzll(ns));
+  }
+  std::uint64_t lower_ns(std::size_t i) const;  // first value of bucket i
+  std::uint64_t upper_ns(std::size_t i) const;  // first value past bucket i
+  void merge(const Histogram& o);
+  // The upper bound of the bucket holding the q-th quantile (0..1) of the
+  // samples; UINT64_MAX when it is in the overflow.
+  std::uint64_t quantile_upper_ns(double q) const;
+};
+
+// Count, sum, min and max of a set of durations, in ns.
+struct TimeStat {
+  std::uint64_t count = 0;
+  std::uint64_t sum_ns = 0;
+  std::uint64_t min_ns = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t max_ns = 0;
+  void add(std::uint64_t ns) {
+    ++count;
+    sum_ns += ns;
+    if (ns < min_ns) min_ns = ns;
+    if (ns > max_ns) max_ns = ns;
+  }
+  void merge(const TimeStat& o);
+  double mean_ns() const { return count ? double(sum_ns) / double(count) : 0; }
+  std::uint64_t min_or_zero() const { return count ? min_ns : 0; }
+};
+
+// One kind of acquisition (read, or write/exclusive) over a thread or a run.
+struct RoleStat {
+  std::uint64_t requests = 0;  // acquisitions plus failed trylocks
+  std::uint64_t acquired = 0;
+  std::uint64_t nowait = 0;    // acquired at once
+  std::uint64_t waited = 0;    // spun or slept first (see docs/reports.md)
+  std::uint64_t rejected = 0;  // failed trylocks
+  TimeStat hold, wait;
+  Histogram hold_hist, wait_hist;  // empty unless --hist
+
+  void merge(const RoleStat& o);
+  bool empty() const { return requests == 0; }
+};
+
+// What --lockstat/--hist recorded in one run, or one thread.
+struct LockStat {
+  RoleStat read, write;  // exclusive families record on the write side
+  void merge(const LockStat& o);
+};
+
+// What a run measures, chosen on the command line.
+struct MeasureSpec {
+  bool lockstat = false;
+  bool hist_hold = false;
+  bool hist_wait = false;
+  HistSpec hist;
+  bool any() const { return lockstat || hist_hold || hist_wait; }
+};
+
+// Acquisitions taking longer than this (after the clock's cost is taken
+// off) count as waited even where no spin or sleep hook fired: library
+// locks have no hooks, and a preempted acquirer waits without spinning.
+inline constexpr std::uint64_t kWaitedAfterNs = 1000;
+
+// One worker's recorder, reached through tl_lockstat while it runs the
+// instrumented loop. request() -> [rejected()] -> acquired() -> released().
+class LockStatRecorder {
+ public:
+  LockStatRecorder(RoleStat& role, const ClockCalibration& cal, const MeasureSpec& m)
+      : role_(&role),
+        ns_per_tick_(cal.ns_per_tick),
+        overhead_(cal.overhead_ticks),
+        hist_hold_(m.hist_hold),
+        hist_wait_(m.hist_wait) {}
+
+  void request() {
+    rejected_ = false;
+    tl_hook_waited = false;
+    t_request_ = CycleClock::now();
+  }
+  void rejected() {
+    ++role_->requests;
+    ++role_->rejected;
+    rejected_ = true;  // the blocking call that follows was not "at once"
+  }
+  void acquired() {
+    t_acquired_ = CycleClock::now();
+    const std::uint64_t ns = interval_ns(t_request_, t_acquired_);
+    ++role_->requests;
+    ++role_->acquired;
+    if (rejected_ || tl_hook_waited || ns > kWaitedAfterNs)
+      ++role_->waited;
+    else
+      ++role_->nowait;
+    role_->wait.add(ns);
+    if (hist_wait_) role_->wait_hist.add(ns);
+  }
+  void released() {
+    const std::uint64_t ns = interval_ns(t_acquired_, CycleClock::now());
+    role_->hold.add(ns);
+    if (hist_hold_) role_->hold_hist.add(ns);
+  }
+  // Switches the role recorded (a downgraded write hold ends as a read).
+  void set_role(RoleStat& role) { role_ = &role; }
+
+ private:
+  std::uint64_t interval_ns(std::uint64_t a, std::uint64_t b) const {
+    const double ticks = double(b - a) - overhead_;
+    return ticks > 0 ? std::uint64_t(ticks * ns_per_tick_ + 0.5) : 0;
+  }
+
+  RoleStat* role_;
+  double ns_per_tick_;
+  double overhead_;
+  bool hist_hold_, hist_wait_;
+  bool rejected_ = false;
+  std::uint64_t t_request_ = 0, t_acquired_ = 0;
+};
+
+inline thread_local LockStatRecorder* tl_lockstat = nullptr;
+
+}  // namespace rwstress

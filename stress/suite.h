@@ -1,0 +1,48 @@
+// rwstress suite NAME: named, documented scenario sets that reproduce the
+// seeds' tables for today's locks (docs/reports.md).
+//   rwsem-test  seed 003: tests rw/ro/wo/r1/w1/r2, SCHED no and yes, two
+//               runs each, on the four 2.4.4-era rwsems (+ any --lock).
+//   bkl         seed 001: a spinning big lock against a semaphore used as a
+//               mutex, tiny critical sections, over CPU counts, with context
+//               switches, user/sys/idle and time per operation.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "platform/topology.h"
+#include "stress/run_config.h"
+#include "stress/session.h"
+
+namespace rwstress {
+
+struct SuiteInfo {
+  const char* name;
+  const char* summary;
+};
+std::vector<SuiteInfo> suites();
+
+// The seed-003 test set: name, readers, writers, contention.
+struct RwsemTest {
+  const char* name;
+  int readers;
+  int writers;
+  const char* contention;
+};
+std::vector<RwsemTest> rwsem_tests();
+
+// The seed-003-shaped table over finished runs (labels "rws-rw no", ...):
+// one line per environment, test and SCHED, reader and writer op counts of
+// each run side by side.
+std::vector<std::string> rwsem_test_table(const std::vector<RunResult>& runs,
+                                          const std::vector<std::string>& environments,
+                                          int runs_per_test);
+
+// Seed 001's tables over a finished bkl sweep: vmstat-like columns and time
+// per operation split into user, system and idle.
+std::vector<std::string> bkl_table(const std::vector<RunResult>& runs);
+
+// Runs suite `cfg.suite`; returns the exit code (2 for an unknown name).
+int run_suite(RunConfig cfg, const Topology& topology, const PrintFn& print);
+
+}  // namespace rwstress

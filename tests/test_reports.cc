@@ -1,0 +1,521 @@
+// Measurement and reports: every statistics formula against hand-computed
+// values, every reporter against a golden file (tests/golden/; run with
+// RWSTRESS_UPDATE_GOLDEN=1 to rewrite them after an intended change), the
+// clock's overhead subtraction, and the binary's measurement commands end
+// to end.
+#define BOOST_TEST_MODULE test_reports
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <cstdlib>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "platform/cycle_clock.h"
+#include "stress/compare.h"
+#include "stress/registry.h"
+#include "stress/report.h"
+#include "stress/run_driver.h"
+#include "stress/suite.h"
+#include "stress/sweep.h"
+#include "tests/test_support.h"
+
+using namespace rwstress;
+
+namespace {
+
+// Compares `text` with tests/golden/NAME, or rewrites it when
+// RWSTRESS_UPDATE_GOLDEN is set.
+void check_golden(const std::string& name, const std::string& text) {
+  const std::string path = std::string(RWSTRESS_SOURCE_DIR) + "/tests/golden/" + name;
+  if (std::getenv("RWSTRESS_UPDATE_GOLDEN")) {
+    BOOST_REQUIRE(write_report_file(path, text).empty());
+    return;
+  }
+  const std::string want = test::slurp(path);
+  BOOST_REQUIRE_MESSAGE(!want.empty(), "missing golden file " << path);
+  if (want == text) return;
+  std::istringstream a(want), b(text);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    bool ga = bool(std::getline(a, la)), gb = bool(std::getline(b, lb));
+    if (!ga && !gb) break;
+    BOOST_REQUIRE_MESSAGE(ga == gb && la == lb, name << " line " << line << ":\n  golden: " << la
+                                                      << "\n  actual: " << lb);
+  }
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+RoleStat role(std::uint64_t nowait, std::uint64_t waited, std::uint64_t rejected,
+              std::vector<std::uint64_t> holds, std::vector<std::uint64_t> waits,
+              const HistSpec& spec = {}) {
+  RoleStat s;
+  s.hold_hist = s.wait_hist = Histogram(spec);
+  s.nowait = nowait;
+  s.waited = waited;
+  s.rejected = rejected;
+  s.acquired = nowait + waited;
+  s.requests = s.acquired + rejected;
+  for (auto h : holds) {
+    s.hold.add(h);
+    s.hold_hist.add(h);
+  }
+  for (auto w : waits) {
+    s.wait.add(w);
+    s.wait_hist.add(w);
+  }
+  return s;
+}
+
+// Two fixed runs, as the reporters see them.
+std::vector<RunResult> sample_runs() {
+  RunResult a;
+  a.scenario_key = "xadd 2R+1W sched=no cpus=2 cs=0/0 delay=0";
+  a.lock = "xadd";
+  a.family = Family::kRwlock;
+  a.readers = 2;
+  a.writers = 1;
+  a.cpus = {0, 1};
+  a.duration_s = 0.5;
+  a.reads = 3000;
+  a.writes = 1000;
+  a.min_thread_ops = 1000;
+  a.max_thread_ops = 1500;
+  a.jain_readers = 1.0;
+  a.jain_writers = 1.0;
+  a.user_s = 0.6;
+  a.sys_s = 0.2;
+  a.voluntary_csw = 100;
+  a.involuntary_csw = 20;
+  a.idle_share = 0.2;
+  a.placement = "compact";
+  a.seed = 0x5eed;
+  a.measured = true;
+  a.clock = "test clock";
+  a.clock_overhead_ns = 20;
+  a.lockstat.read = role(3, 1, 1, {100, 200, 300, 400}, {0, 10, 20, 5000});
+  a.lockstat.write = role(1, 1, 0, {1000, 3000}, {50, 150000});
+  RunResult b = a;
+  b.scenario_key = "ticket 2T sched=no cpus=2 cs=0/0 delay=0";
+  b.lock = "ticket";
+  b.family = Family::kMutex;
+  b.readers = 0;
+  b.writers = 2;
+  b.reads = 0;
+  b.writes = 8000;
+  b.jain_readers = -1;
+  b.verdict = Verdict::kFail;
+  b.violation_count = 1;
+  b.first_violations = {{ViolationKind::kWriterExclusion, 1, "two holders <inside> & out"}};
+  b.lockstat.read = RoleStat{};
+  b.lockstat.read.hold_hist = b.lockstat.read.wait_hist = Histogram();
+  b.lockstat.write = role(2, 2, 0, {64, 64, 128, 70000}, {1, 2, 3, 4});
+  return {a, b};
+}
+
+Report sample_report() {
+  Report r;
+  r.config.lock_spec = "xadd,ticket";
+  r.config.seed = 0x5eed;
+  r.config.readers = 2;
+  r.config.writers = 1;
+  r.config.threads = 2;
+  r.config.duration = std::chrono::milliseconds(500);
+  r.config.measure.lockstat = true;
+  r.host_summary = "test host";
+  r.plan.cpus = {0, 1};
+  r.runs = sample_runs();
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(time_and_percent_formats_follow_lockmeter) {
+  BOOST_TEST(lockmeter_time(0) == "0ns");
+  BOOST_TEST(lockmeter_time(999) == "999ns");
+  BOOST_TEST(lockmeter_time(2200) == "2.2us");
+  BOOST_TEST(lockmeter_time(31000) == "31us");
+  BOOST_TEST(lockmeter_time(43e6) == "43ms");
+  BOOST_TEST(lockmeter_time(1.167e6) == "1.2ms");
+  BOOST_TEST(lockmeter_time(2.5e9) == "2.5s");
+  BOOST_TEST(lockmeter_percent(0) == "0%");
+  BOOST_TEST(lockmeter_percent(0.0033) == "0.33%");
+  BOOST_TEST(lockmeter_percent(0.137) == "13.7%");
+  BOOST_TEST(lockmeter_percent(1.0) == "100%");
+}
+
+BOOST_AUTO_TEST_CASE(lockmeter_columns_by_hand) {
+  // 10 requests: 6 at once, 2 waited, 2 failed trylocks. Holds 1000 ns
+  // each (8 of them) over 20 us; waits 0,0,0,0,0,0, 3000, 5000 ns.
+  RoleStat s = role(6, 2, 2, std::vector<std::uint64_t>(8, 1000), {0, 0, 0, 0, 0, 0, 3000, 5000});
+  LockmeterRow r = lockmeter_row(s, 20e-6, 2);
+  BOOST_TEST(r.total == 10u);
+  BOOST_TEST(r.util == 0.4, boost::test_tools::tolerance(1e-12));        // 8000 / 20000
+  BOOST_TEST(r.con == 0.4, boost::test_tools::tolerance(1e-12));         // (2 + 2) / 10
+  BOOST_TEST(r.nowait == 0.6, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(r.spin == 0.2, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(r.reject == 0.2, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(r.nowait + r.spin + r.reject == 1.0, boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(r.hold_mean_ns == 1000.0);
+  BOOST_TEST(r.hold_max_ns == 1000.0);
+  BOOST_TEST(r.wait_mean_ns == 1000.0);  // 8000 / 8
+  BOOST_TEST(r.wait_max_ns == 5000.0);
+  BOOST_TEST(r.wait_cpu == 0.2, boost::test_tools::tolerance(1e-12));    // 8000 / (20000 x 2)
+}
+
+BOOST_AUTO_TEST_CASE(time_stat_and_merge) {
+  TimeStat a, b;
+  for (auto v : {5, 1, 9}) a.add(std::uint64_t(v));
+  b.add(20);
+  a.merge(b);
+  BOOST_TEST(a.count == 4u);
+  BOOST_TEST(a.sum_ns == 35u);
+  BOOST_TEST(a.min_ns == 1u);
+  BOOST_TEST(a.max_ns == 20u);
+  BOOST_TEST(a.mean_ns() == 8.75);
+  TimeStat empty;
+  BOOST_TEST(empty.min_or_zero() == 0u);
+  BOOST_TEST(empty.mean_ns() == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(log2_histogram_buckets) {
+  Histogram h;
+  BOOST_TEST(h.bucket_of(0) == 0u);
+  BOOST_TEST(h.bucket_of(1) == 1u);
+  BOOST_TEST(h.bucket_of(2) == 2u);
+  BOOST_TEST(h.bucket_of(3) == 2u);
+  BOOST_TEST(h.bucket_of(4) == 3u);
+  BOOST_TEST(h.bucket_of(1023) == 10u);
+  BOOST_TEST(h.bucket_of(1024) == 11u);
+  BOOST_TEST(h.lower_ns(11) == 1024u);
+  BOOST_TEST(h.upper_ns(11) == 2048u);
+  for (auto v : {0, 1, 3, 3, 1000}) h.add(std::uint64_t(v));
+  BOOST_TEST(h.samples == 5u);
+  BOOST_TEST(h.sum_ns == 1007u);
+  BOOST_TEST(h.overflow == 0u);
+  BOOST_TEST(h.counts[2] == 2u);
+  BOOST_TEST(h.quantile_upper_ns(0.5) == 4u);    // the third sample is in [2, 4)
+  BOOST_TEST(h.quantile_upper_ns(1.0) == 1024u);
+}
+
+BOOST_AUTO_TEST_CASE(linear_histogram_overflow_and_merge) {
+  HistSpec spec;
+  spec.mode = HistSpec::Mode::kLinear;
+  spec.width_ns = 128;
+  spec.buckets = 4;  // [0,128) [128,256) [256,384) [384,512), then overflow
+  Histogram h(spec), g(spec);
+  for (auto v : {0, 127, 128, 511, 512, 100000}) h.add(std::uint64_t(v));
+  BOOST_TEST(h.counts[0] == 2u);
+  BOOST_TEST(h.counts[1] == 1u);
+  BOOST_TEST(h.counts[3] == 1u);
+  BOOST_TEST(h.overflow == 2u);
+  BOOST_TEST(h.samples == 6u);
+  BOOST_TEST(h.sum_ns == 0u + 127 + 128 + 511 + 512 + 100000);
+  BOOST_TEST(h.quantile_upper_ns(0.99) == std::numeric_limits<std::uint64_t>::max());
+  g.add(300);
+  g.merge(h);
+  BOOST_TEST(g.samples == 7u);
+  BOOST_TEST(g.counts[2] == 1u);
+  BOOST_TEST(g.overflow == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(sample_mean_and_stddev) {
+  Sample s{{2, 4, 4, 4, 5, 5, 7, 9}};
+  BOOST_TEST(s.mean() == 5.0);
+  BOOST_TEST(s.stddev() == std::sqrt(32.0 / 7.0), boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(Sample{{3}}.stddev() == 0.0);
+}
+
+// Reference values from an independent implementation (the regularized
+// incomplete beta by continued fraction, Numerical Recipes 6.4).
+BOOST_AUTO_TEST_CASE(welch_t_test_by_hand) {
+  WelchResult w = welch_test(Sample{{1, 2, 3, 4, 5}}, Sample{{2, 4, 6, 8, 10}});
+  BOOST_TEST(w.valid);
+  BOOST_TEST(w.t == -1.8973665961010275, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(w.df == 5.882352941176471, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(w.p == 0.10753119493062714, boost::test_tools::tolerance(1e-6));
+  w = welch_test(Sample{{57853.762, 58000.1, 56900.3, 59010.0, 57500.5}},
+                 Sample{{55664.287, 51000.0, 60100.2, 54000.9, 56800.0}});
+  BOOST_TEST(w.t == 1.5140418512663456, boost::test_tools::tolerance(1e-9));
+  BOOST_TEST(w.p == 0.1979015310365873, boost::test_tools::tolerance(1e-6));
+  w = welch_test(Sample{{10.0, 10.1, 9.9, 10.2, 9.8, 10.0}},
+                 Sample{{11.0, 11.1, 10.9, 11.2, 10.8, 11.0}});
+  BOOST_TEST(w.p == 2.4106242088140094e-07, boost::test_tools::tolerance(1e-4));
+  BOOST_TEST(!welch_test(Sample{{1}}, Sample{{1, 2}}).valid);
+  w = welch_test(Sample{{3, 3}}, Sample{{3, 3}});
+  BOOST_TEST(w.p == 1.0);
+  w = welch_test(Sample{{3, 3}}, Sample{{4, 4}});
+  BOOST_TEST(w.p == 0.0);
+}
+
+BOOST_AUTO_TEST_CASE(golden_lockstat_table) {
+  check_golden("lockstat.txt", joined(lockstat_table(sample_runs())));
+}
+
+BOOST_AUTO_TEST_CASE(golden_histograms_side_by_side) {
+  check_golden("hist-log2.txt", joined(histogram_text(sample_runs(), true, 20)));
+  HistSpec spec;
+  spec.mode = HistSpec::Mode::kLinear;
+  spec.width_ns = 128;
+  spec.buckets = 8;
+  auto runs = sample_runs();
+  runs[0].lockstat.read = role(3, 1, 1, {100, 200, 300, 4000}, {0}, spec);
+  runs[0].lockstat.write = role(1, 1, 0, {1000, 130}, {0}, spec);
+  runs[1].lockstat.write = role(2, 2, 0, {64, 64, 128, 70000}, {1}, spec);
+  check_golden("hist-linear.txt", joined(histogram_text(runs, true, 20)));
+}
+
+BOOST_AUTO_TEST_CASE(golden_csv) {
+  const std::string text = csv_report_text(sample_report());
+  check_golden("report.csv", text);
+  // Every row has as many fields as the header.
+  std::istringstream in(text);
+  std::string header, row;
+  std::getline(in, header);
+  const auto fields = std::count(header.begin(), header.end(), ',');
+  while (std::getline(in, row)) BOOST_TEST(std::count(row.begin(), row.end(), ',') == fields);
+  BOOST_TEST(csv_field("a,b") == "\"a,b\"");
+  BOOST_TEST(csv_field("say \"x\"") == "\"say \"\"x\"\"\"");
+}
+
+BOOST_AUTO_TEST_CASE(golden_junit) {
+  const std::string text = junit_report_text(sample_report());
+  check_golden("report.junit.xml", text);
+  BOOST_TEST(text.find("<failure message=\"1 invariant violations\" type=\"FAIL\">") !=
+             std::string::npos);
+  BOOST_TEST(text.find("&lt;inside&gt; &amp; out") != std::string::npos);
+  BOOST_TEST(xml_escape("a\x01<") == "a?&lt;");
+}
+
+BOOST_AUTO_TEST_CASE(golden_sweep_table) {
+  std::vector<RunResult> runs;
+  auto point = [&](const char* lock, int cpus, double ops, bool over = false) {
+    RunResult r;
+    r.lock = lock;
+    r.family = Family::kMutex;
+    r.writers = cpus;
+    r.cpus = {0};
+    r.duration_s = 1;
+    r.writes = std::uint64_t(ops);
+    r.placement = "compact";
+    r.sweep_cpus = cpus;
+    r.oversubscribed = over;
+    r.voluntary_csw = std::uint64_t(cpus * 100);
+    runs.push_back(r);
+  };
+  point("bkl", 1, 1e6);
+  point("bkl", 2, 1.5e6);
+  point("bkl", 4, 1.2e6, true);
+  point("sem-mutex", 1, 2e6);
+  point("sem-mutex", 2, 1e6);
+  point("sem-mutex", 4, 0.5e6, true);
+  check_golden("sweep.txt", joined(sweep_tables(runs, {"bkl", "sem-mutex"}, {1, 2, 4, 8},
+                                                {"compact"}, {{"compact", 8, "too many"}})));
+  check_golden("bkl.txt", joined(bkl_table(runs)));
+}
+
+BOOST_AUTO_TEST_CASE(golden_rwsem_test_table) {
+  std::vector<RunResult> runs;
+  for (const char* lock : {"aa-rwsem", "xadd"})
+    for (const RwsemTest& t : rwsem_tests())
+      for (const char* sched : {"no", "yes"})
+        for (int rep = 0; rep < 2; ++rep) {
+          RunResult r;
+          r.lock = lock;
+          r.label = fmt::format("{} {}", t.name, sched);
+          r.readers = t.readers;
+          r.writers = t.writers;
+          r.reads = t.readers ? std::uint64_t(1000 * t.readers + rep) : 0;
+          r.writes = t.writers ? std::uint64_t(100 * t.writers + rep) : 0;
+          runs.push_back(r);
+        }
+  check_golden("rwsem-test.txt", joined(rwsem_test_table(runs, {"aa-rwsem", "xadd"}, 2)));
+}
+
+BOOST_AUTO_TEST_CASE(golden_compare_table) {
+  CompareSide a, b;
+  a.path = "with.json";
+  b.path = "without.json";
+  a.order = {"jmp_test", "only_a"};
+  b.order = {"jmp_test", "only_b"};
+  a.figures["jmp_test"] = {{"ops/s", Sample{{57853.762, 58000.1, 56900.3, 59010.0, 57500.5}}},
+                           {"csw/op", Sample{{1, 1}}}};
+  b.figures["jmp_test"] = {{"ops/s", Sample{{55664.287, 51000.0, 60100.2, 54000.9, 56800.0}}},
+                           {"csw/op", Sample{{2, 2}}}};
+  a.figures["only_a"] = {{"ops/s", Sample{{1}}}};
+  b.figures["only_b"] = {{"ops/s", Sample{{1}}}};
+  a.runs = {{"jmp_test", 5}, {"only_a", 1}};
+  b.runs = {{"jmp_test", 5}, {"only_b", 1}};
+  const std::string text = joined(compare_table(a, b, 0.05));
+  check_golden("compare.txt", text);
+  BOOST_TEST(text.find("only in A: only_a (1 runs)") != std::string::npos);
+  BOOST_TEST(text.find("only in B: only_b (1 runs)") != std::string::npos);
+}
+
+// Two readings back to back measure nothing: with the reading cost taken
+// off, the interval must come out near zero, where the raw difference is the
+// cost itself.
+BOOST_AUTO_TEST_CASE(clock_overhead_is_subtracted) {
+  const ClockCalibration& cal = CycleClock::calibrate();
+  BOOST_TEST(cal.ns_per_tick > 0);
+  BOOST_TEST(cal.overhead_ticks > 0);
+  RoleStat again;
+  again.wait_hist = Histogram();
+  MeasureSpec m;
+  m.hist_wait = true;
+  LockStatRecorder rec(again, cal, m);
+  for (int i = 0; i < 10001; ++i) {
+    rec.request();
+    rec.acquired();
+  }
+  std::uint64_t small = 0;
+  for (std::size_t i = 0; i < again.wait_hist.counts.size(); ++i)
+    if (again.wait_hist.upper_ns(i) <= std::uint64_t(cal.overhead_ns() / 2 + 1))
+      small += again.wait_hist.counts[i];
+  BOOST_TEST(small * 2 > again.wait_hist.samples, small << " of " << again.wait_hist.samples
+                                                         << " under half of "
+                                                         << cal.overhead_ns() << " ns");
+}
+
+// A lock held for a known busy time reports that hold time. One thread,
+// --no-check, a long critical-section work: each pass is then the hold plus
+// a fixed ~100-300 ns (fast path, loop, the recorder itself), so the wall
+// time per pass bounds the hold from above and, less that fixed part, from
+// below. (Timing the work loop on its own elsewhere would time other code:
+// the same empty loop runs at different speeds in different functions.)
+BOOST_AUTO_TEST_CASE(known_busy_hold_is_reported) {
+  Topology topo = Topology::load_system();
+  const LockEntry* e = find_lock("ticket");
+  BOOST_REQUIRE(e);
+  Scenario sc = test::short_scenario(topo, 0, 1, std::chrono::milliseconds(300));
+  sc.family = Family::kMutex;
+  sc.cs_write_loops = 20000;
+  sc.check = false;
+  sc.measure.lockstat = true;
+  RunResult r = e->run_instrumented(sc, e->meta);
+  BOOST_TEST(r.verdict == Verdict::kPass);
+  BOOST_REQUIRE(r.measured);
+  const RoleStat& w = r.lockstat.write;
+  BOOST_REQUIRE(w.acquired > 100u);
+  const double per_pass = r.duration_s * 1e9 / double(r.writes);
+  const double hold = w.hold.mean_ns();
+  BOOST_TEST(hold < per_pass, "hold " << hold << " ns, pass " << per_pass << " ns");
+  BOOST_TEST(hold > per_pass - 400, "hold " << hold << " ns, pass " << per_pass << " ns");
+  BOOST_TEST(w.wait.mean_ns() < 300);
+  // Uncontended: almost every request was taken at once.
+  BOOST_TEST(w.nowait * 10 > w.requests * 9);
+}
+
+BOOST_AUTO_TEST_CASE(placement_smt_takes_one_thread_per_core_first) {
+  Topology topo = Topology::synthetic("pack:1 core:3 pu:2");
+  std::vector<int> compact = topo.placement_order(Placement::kCompact);
+  std::vector<int> smt = topo.placement_order(Placement::kSmt);
+  BOOST_TEST(compact == (std::vector<int>{0, 1, 2, 3, 4, 5}), boost::test_tools::per_element());
+  BOOST_TEST(smt == (std::vector<int>{0, 2, 4, 1, 3, 5}), boost::test_tools::per_element());
+  BOOST_TEST(std::string(placement_name(Placement::kSmt)) == "smt");
+}
+
+// ---- The binary, end to end -------------------------------------------
+
+BOOST_AUTO_TEST_CASE(binary_lockstat_and_hist) {
+  test::ProcessResult r = test::run_rwstress(
+      "--lock ticket,xadd --threads 2 --readers 1 --writers 1 --duration 200ms --seed 3 "
+      "--lockstat --hist hold,wait");
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  for (const char* s : {"measuring clock:", "UTIL", "CON", "MEAN(", "% CPU", "TOTAL", "NOWAIT",
+                        "SPIN", "RJECT", "*TOTAL*", "holdtime-avg", "HOLD TIME HISTOGRAM",
+                        "WAIT TIME HISTOGRAM", "overflow", "sum (ns)", "ticket", "xadd read"})
+    BOOST_TEST(r.out.find(s) != std::string::npos, s);
+}
+
+BOOST_AUTO_TEST_CASE(binary_bad_measurement_input_is_one_line) {
+  for (const char* args :
+       {"--hist foo", "--hist-bucket 0ns --hist hold", "--hist-bucket banana --hist hold",
+        "--hist-buckets 0 --hist hold", "--repeat 0", "--placement diagonal",
+        "sweep --cpus 0", "sweep --cpus 3..1", "sweep --cpus 1,x", "sweep --placements row",
+        "--cpus 1 sweep --cpus 1", "suite nope", "compare /nonexistent/a.json /nonexistent/b.json"}) {
+    test::ProcessResult r = test::run_rwstress(args);
+    BOOST_TEST(r.exit_code == 2, args << ": " << r.out << r.err);
+    BOOST_TEST(r.err.rfind("rwstress: error: ", 0) == 0u, args << ": " << r.err);
+    BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, args << ": " << r.err);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(binary_sweep_prints_scaling_and_linear) {
+  test::ProcessResult r =
+      test::run_rwstress("sweep --cpus 1,2,512 --lock ticket,tas --duration 100ms --seed 1");
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  for (const char* s : {"SWEEP ticket (compact placement)", "SCALING", "LINEAR", "OF LIN.",
+                        "side by side", "512  skipped: this process may use"})
+    BOOST_TEST(r.out.find(s) != std::string::npos, s);
+  r = test::run_rwstress(
+      "sweep --cpus 1,512 --beyond oversubscribe --lock ticket --duration 100ms --seed 1");
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  BOOST_TEST(r.out.find("512*") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("oversubscribed (--beyond oversubscribe)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(binary_repeat_compare_and_files) {
+  const std::string base = "/tmp/rwstress_reports_" + std::to_string(getpid());
+  test::ProcessResult r = test::run_rwstress(
+      "--lock ticket --threads 2 --duration 100ms --repeat 3 --seed 1 --json " + base +
+      "-a.json --csv " + base + ".csv --junit " + base + ".xml");
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  BOOST_TEST(r.out.find("#3") != std::string::npos);
+  r = test::run_rwstress("--lock ticket,tas --threads 2 --duration 100ms --repeat 3 --seed 2 "
+                         "--lockstat --json " + base + "-b.json");
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  nlohmann::json a = nlohmann::json::parse(test::slurp(base + "-a.json"));
+  BOOST_TEST(a["runs"].size() == 3u);
+  BOOST_TEST(a["runs"][2]["repeat"] == 2);
+  BOOST_TEST(a["runs"][0]["seed"] != a["runs"][1]["seed"]);
+  nlohmann::json b = nlohmann::json::parse(test::slurp(base + "-b.json"));
+  BOOST_TEST(b["runs"][0]["lockstat"]["write"]["requests"].get<std::uint64_t>() > 0u);
+  const std::string csv = test::slurp(base + ".csv");
+  BOOST_TEST(std::count(csv.begin(), csv.end(), '\n') == 4);
+  BOOST_TEST(test::slurp(base + ".xml").find("<testsuites") != std::string::npos);
+
+  r = test::run_rwstress("compare " + base + "-a.json " + base + "-b.json");
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  for (const char* s : {"Welch", "ticket 2T", "ops/s", "[A: 3 runs, B: 3 runs]",
+                        "only in B: tas 2T"})
+    BOOST_TEST(r.out.find(s) != std::string::npos, s);
+
+  std::ofstream(base + "-bad.json") << "{\"schema\": 1, \"runs\": [";
+  r = test::run_rwstress("compare " + base + "-a.json " + base + "-bad.json");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.err.find("is not JSON") != std::string::npos, r.err);
+  std::ofstream(base + "-bad.json") << "{\"schema\": 9, \"runs\": []}";
+  r = test::run_rwstress("compare " + base + "-a.json " + base + "-bad.json");
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.err.find("schema 9") != std::string::npos, r.err);
+  for (const char* suffix : {"-a.json", "-b.json", ".csv", ".xml", "-bad.json"})
+    std::remove((base + suffix).c_str());
+}
+
+BOOST_AUTO_TEST_CASE(binary_plots_or_a_note) {
+  const std::string base = "/tmp/rwstress_plot_" + std::to_string(getpid());
+  test::ProcessResult r = test::run_rwstress(
+      "--lock ticket --threads 2 --duration 100ms --seed 1 --hist hold --plot " + base,
+      "RWSTRESS_GNUPLOT=/nonexistent/gnuplot ");
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  BOOST_TEST(r.out.find("note: gnuplot is not installed") != std::string::npos, r.out);
+  BOOST_TEST(!test::slurp(base + "-hold.dat").empty());
+  BOOST_TEST(!test::slurp(base + "-hold.gp").empty());
+  if (!find_gnuplot().empty()) {
+    r = test::run_rwstress("--lock ticket --threads 2 --duration 100ms --seed 1 --hist hold "
+                           "--plot " + base);
+    BOOST_TEST(r.exit_code == 0, r.out << r.err);
+    BOOST_TEST(r.out.find("plot written to") != std::string::npos, r.out);
+    BOOST_TEST(test::slurp(base + "-hold.svg").find("<svg") != std::string::npos);
+    BOOST_TEST(test::slurp(base + "-hold.png").rfind("\x89PNG", 0) == 0u);
+  }
+  for (const char* suffix : {"-hold.dat", "-hold.gp", "-hold.svg", "-hold.png"})
+    std::remove((base + suffix).c_str());
+}
