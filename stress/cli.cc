@@ -175,6 +175,12 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
       "compare", "mean (stddev), % difference and Welch's t-test of two --json results");
   compare->add_option("a", cfg.compare_a, "the baseline (A.json)")->required();
   compare->add_option("b", cfg.compare_b, "the one compared (B.json)")->required();
+  compare->add_option("--ignore", cfg.compare_ignore,
+                      "match scenarios without these parts: lock, xadd-wake, inject, handoff, "
+                      "reader-steal, spin-limit, cs, delay, no-check")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"lock", "xadd-wake", "inject", "handoff", "reader-steal",
+                             "spin-limit", "cs", "delay", "no-check", "sched", "cpus"}));
   compare->add_option("--alpha", cfg.compare_alpha, "significance level")
       ->check(CLI::Range(1e-6, 0.5))
       ->default_val(0.05);

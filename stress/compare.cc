@@ -1,5 +1,6 @@
 #include "stress/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -77,7 +78,22 @@ void add(std::vector<std::pair<std::string, Sample>>& figs, const std::string& n
 
 }  // namespace
 
-std::string load_compare_side(const std::string& path, CompareSide* out) {
+std::string strip_key(const std::string& key, const std::vector<std::string>& ignore) {
+  if (ignore.empty()) return key;
+  std::string out;
+  std::istringstream words(key);
+  std::string w;
+  for (int i = 0; words >> w; ++i) {
+    const std::string name = i == 0 ? "lock" : w.substr(0, w.find('='));
+    if (std::find(ignore.begin(), ignore.end(), name) != ignore.end()) continue;
+    if (!out.empty()) out += ' ';
+    out += w;
+  }
+  return out;
+}
+
+std::string load_compare_side(const std::string& path, CompareSide* out,
+                              const std::vector<std::string>& ignore) {
   out->path = path;
   std::ifstream in(path);
   if (!in) return fmt::format("compare: cannot read '{}'", path);
@@ -102,6 +118,7 @@ std::string load_compare_side(const std::string& path, CompareSide* out) {
                                 !run["scenario"].get<std::string>().empty()
                             ? run["scenario"].get<std::string>()
                             : fallback_key(run);
+      key = strip_key(key, ignore);
       if (!out->figures.count(key)) out->order.push_back(key);
       ++out->runs[key];
       auto& figs = out->figures[key];

@@ -33,7 +33,15 @@ struct CompareSide {
 };
 
 // Reads a --json file. Returns "" or one line saying what is wrong.
-std::string load_compare_side(const std::string& path, CompareSide* out);
+// `ignore` names parts of the scenario key to leave out of the matching:
+// "lock" (the implementation's name) or a knob ("xadd-wake", "inject",
+// "handoff", "spin-limit", "cs", "delay", ...), for comparing a lock with
+// and without a knob, or two implementations.
+std::string load_compare_side(const std::string& path, CompareSide* out,
+                              const std::vector<std::string>& ignore = {});
+
+// The scenario key with the ignored parts taken out.
+std::string strip_key(const std::string& key, const std::vector<std::string>& ignore);
 
 // The table: matched scenarios with each figure's line; then the scenarios
 // only one side has. % = (A - B) / B, as seed 004.

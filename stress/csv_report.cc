@@ -9,12 +9,13 @@ namespace rwstress {
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
+  std::string out(1, '"');
   for (char c : s) {
     if (c == '"') out += '"';
     out += c;
   }
-  return out + "\"";
+  out += '"';
+  return out;
 }
 
 namespace {
@@ -56,7 +57,7 @@ std::string csv_report_text(const Report& report) {
         r.max_thread_ops, jain(r.jain_readers), jain(r.jain_writers), num(r.user_s),
         num(r.sys_s), r.voluntary_csw, r.involuntary_csw, num(r.idle_share), r.violation_count,
         verdict_name(r.verdict));
-    out += "," + role_fields(r, r.lockstat.read) + "," + role_fields(r, r.lockstat.write) + "\n";
+    out += fmt::format(",{},{}\n", role_fields(r, r.lockstat.read), role_fields(r, r.lockstat.write));
   }
   return out;
 }

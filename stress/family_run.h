@@ -125,13 +125,17 @@ void worker_loop_body(LockRunShared<Lock>& s, WorkerSlot& slot, int index, bool 
   const Scenario& sc = s.scenario;
   std::mt19937_64 rng(thread_seed(sc.seed, index));
   std::uint64_t ops = 0;
+  // Locals, not loads through `sc`: after a call into a library lock the
+  // compiler must reload anything reachable from shared memory, every pass.
+  const std::uint64_t delay = sc.delay_loops;
+  const bool sched = sc.sched;
   ThreadUsage usage;  // two getrusage calls, outside the measured loop
   while (!s.stop.load(std::memory_order_relaxed)) {
-    spin_work(sc.delay_loops);
+    spin_work(delay);
     pass(slot, rng, ops + 1);
     slot.ops.store(++ops, std::memory_order_relaxed);
     slot.phase.store(Phase::kOutside, std::memory_order_relaxed);
-    if (sc.sched) sched_yield();
+    if (sched) sched_yield();
     if (inject) inject_at(InjectPoint::kBetweenPasses);
   }
   usage.finish(slot.result);

@@ -85,7 +85,7 @@ std::vector<NamedRole> roles_of(const RunResult& r) {
 std::string p99_text(const Histogram& h) {
   const std::uint64_t p99 = h.quantile_upper_ns(0.99);
   if (p99 == std::numeric_limits<std::uint64_t>::max())
-    return ">" + lockmeter_time(double(h.lower_ns(h.counts.size())));
+    return fmt::format(">{}", lockmeter_time(double(h.lower_ns(h.counts.size()))));
   return lockmeter_time(double(p99));
 }
 
@@ -132,7 +132,8 @@ std::vector<std::string> lockstat_table(const std::vector<RunResult>& runs) {
   for (const RunResult* r : measured)
     for (const NamedRole& role : roles_of(*r)) {
       const RoleStat& s = role.stat;
-      std::string name = role.name[0] == ' ' ? r->lock + "-" + role.name.substr(2) : role.name;
+      std::string name =
+          role.name[0] == ' ' ? fmt::format("{}-{}", r->lock, role.name.substr(2)) : role.name;
       out.push_back(fmt::format(fmt::runtime(kStatFormat), name, s.waited + s.rejected,
                                 us(s.wait.min_or_zero()), us(s.wait.max_ns), us(s.wait.sum_ns),
                                 fmt::format("{:.2f}", s.wait.mean_ns() / 1e3), s.acquired,

@@ -49,7 +49,7 @@ void print_measurements(const Report& report) {
     for (const auto& line : lockstat_table(runs)) print(line);
   for (bool hold : {true, false}) {
     if (!(hold ? report.config.measure.hist_hold : report.config.measure.hist_wait)) continue;
-    print("");
+    if (report.config.measure.lockstat || !hold) print("");
     for (const auto& line : histogram_text(runs, hold, overhead)) print(line);
   }
 }
@@ -115,8 +115,9 @@ int main(int argc, char** argv) {
     }
     case CliAction::kCompare: {
       CompareSide a, b;
-      std::string err = load_compare_side(outcome.config.compare_a, &a);
-      if (err.empty()) err = load_compare_side(outcome.config.compare_b, &b);
+      const auto& ignore = outcome.config.compare_ignore;
+      std::string err = load_compare_side(outcome.config.compare_a, &a, ignore);
+      if (err.empty()) err = load_compare_side(outcome.config.compare_b, &b, ignore);
       if (!err.empty()) return usage_error(err);
       for (const auto& line : compare_table(a, b, outcome.config.compare_alpha)) print(line);
       return 0;

@@ -65,6 +65,7 @@ struct RunConfig {
   bool duration_given = false;             // --duration was on the command line
   std::string compare_a, compare_b;        // rwstress compare A B
   double compare_alpha = 0.05;             // significance level of compare
+  std::vector<std::string> compare_ignore;  // compare --ignore: key parts not matched
 
   bool selects(Family f) const;
 

@@ -149,16 +149,21 @@ void rw_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
   const bool writer = index >= s.scenario.readers;
   if (!s.scenario.check) {
-    worker_loop<kInject>(shared, index, [&](WorkerSlot& slot, std::mt19937_64&, std::uint64_t) {
+    // Copies, not loads through `s`: after a call into a library lock the
+    // compiler must reload anything reachable from shared memory.
+    const std::uint64_t cs = writer ? s.scenario.cs_write_loops : s.scenario.cs_read_loops;
+    Lock& lock = s.lock;
+    auto pass = [&lock, cs, writer](WorkerSlot& slot, std::mt19937_64&, std::uint64_t) {
       if (writer)
         measure_only_pass<kInject>(
-            slot, s.scenario.cs_write_loops, Phase::kDownWrite, Phase::kHoldWrite,
-            [&] { s.lock.down_write(); }, [&] { s.lock.up_write(); });
+            slot, cs, Phase::kDownWrite, Phase::kHoldWrite, [&] { lock.down_write(); },
+            [&] { lock.up_write(); });
       else
         measure_only_pass<kInject>(
-            slot, s.scenario.cs_read_loops, Phase::kDownRead, Phase::kHoldRead,
-            [&] { s.lock.down_read(); }, [&] { s.lock.up_read(); });
-    });
+            slot, cs, Phase::kDownRead, Phase::kHoldRead, [&] { lock.down_read(); },
+            [&] { lock.up_read(); });
+    };
+    worker_loop<kInject>(shared, index, pass);
     return;
   }
   worker_loop<kInject>(shared, index,

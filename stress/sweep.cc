@@ -143,12 +143,15 @@ std::vector<std::string> write_sweep_plots(const std::vector<RunResult>& runs,
     spec.title = fmt::format("throughput per CPU count ({} placement)", placement);
     spec.xlabel = "CPUs";
     spec.ylabel = "operations per second";
-    spec.extra = "set yrange [0:*]\nset xrange [0:*]";
+    spec.extra = "set yrange [0:*]\nset xrange [0:*]\nset format y \"%.0s%c\"";
+    int color = 0;
     for (const std::string& lock : locks) {
       PlotSeries s, linear;
+      ++color;  // a lock and its linear line share a colour
       s.name = lock;
-      linear.name = lock + " linear";
-      linear.style = "lines dashtype 2";
+      s.style = fmt::format("linespoints lc {}", color);
+      linear.name = fmt::format("{} linear", lock);
+      linear.style = fmt::format("lines dashtype 2 lc {}", color);
       double base = 0;
       int base_n = 0;
       for (const auto& [key, p] : means) {
