@@ -188,7 +188,9 @@ using WorkerFn = void (*)(std::shared_ptr<LockRunShared<Lock>>, int);
 //     of its own and bounded by the watchdog (a broken lock may block it);
 //   worker, on sc.threads() pinned threads, until the duration ends;
 //   final_check(Lock&, ViolationLog&), after every worker left.
-template <class Lock, class Probe, class FinalCheck>
+// kInstrumented: the workers are the instrumented instantiation, so
+// sc.measure is recorded.
+template <class Lock, bool kInstrumented, class Probe, class FinalCheck>
 RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lock> worker,
                            Probe probe, FinalCheck final_check) {
   RunResult result;
@@ -221,6 +223,9 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
     return result;
   }
 
+  // Calibrated before the workers start, not by the first of them.
+  const bool measured = kInstrumented && sc.measure.any();
+  const ClockCalibration* clock = measured ? &CycleClock::calibrate() : nullptr;
   auto shared = std::make_shared<LockRunShared<Lock>>(sc);
   for (const Violation& v : *probe_found) shared->violations.report(v.kind, v.thread, v.detail);
 
@@ -247,11 +252,10 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   drive_run(shared, workers, result);
   if (controller) controller->stop();
   if (sc.injection && shared->inject) collect_injections(sc, *shared->inject, result);
-  if (sc.measure.any()) {
-    const ClockCalibration& cal = CycleClock::calibrate();
+  if (clock) {
     result.measured = true;
-    result.clock = cal.describe();
-    result.clock_overhead_ns = cal.overhead_ns();
+    result.clock = clock->describe();
+    result.clock_overhead_ns = clock->overhead_ns();
     for (const ThreadResult& t : result.threads) result.lockstat.merge(t.lockstat);
   }
   if (result.hang_report.empty() && result.error.empty())

@@ -154,6 +154,7 @@ class LockStatRecorder {
 
  private:
   std::uint64_t interval_ns(std::uint64_t a, std::uint64_t b) const {
+    if (b <= a) return 0;  // never wrap, whatever the counter does
     const double ticks = double(b - a) - overhead_;
     return ticks > 0 ? std::uint64_t(ticks * ns_per_tick_ + 0.5) : 0;
   }

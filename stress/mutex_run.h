@@ -119,7 +119,7 @@ void check_mutex_free(Lock& lock, ViolationLog& log) {
 
 template <class Lock, bool kInject = false>
 RunResult run_mutex(const Scenario& sc, const LockMeta& meta) {
-  return run_lock_workers<Lock>(
+  return run_lock_workers<Lock, kInject>(
       sc, meta, &mutex_worker<Lock, kInject>, [](Lock& l) { return probe_mutex_semantics(l); },
       [](Lock& l, ViolationLog& log) { check_mutex_free(l, log); });
 }

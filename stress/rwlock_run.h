@@ -186,7 +186,7 @@ void check_final_state(Lock& lock, ViolationLog& log) {
 
 template <class Lock, bool kInject = false>
 RunResult run_rwlock(const Scenario& sc, const LockMeta& meta) {
-  return run_lock_workers<Lock>(
+  return run_lock_workers<Lock, kInject>(
       sc, meta, &rw_worker<Lock, kInject>, [](Lock& l) { return probe_rwlock_semantics(l); },
       [](Lock& l, ViolationLog& log) { check_final_state(l, log); });
 }

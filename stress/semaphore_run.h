@@ -145,7 +145,7 @@ void check_count_restored(Lock& lock, int count, ViolationLog& log) {
 template <class Lock, bool kInject = false>
 RunResult run_semaphore(const Scenario& sc, const LockMeta& meta) {
   const int count = sc.count;
-  return run_lock_workers<Lock>(
+  return run_lock_workers<Lock, kInject>(
       sc, meta, &semaphore_worker<Lock, kInject>,
       [count](Lock& l) { return probe_semaphore_semantics(l, count); },
       [count](Lock& l, ViolationLog& log) { check_count_restored(l, count, log); });

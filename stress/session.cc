@@ -137,7 +137,11 @@ bool write_extra_reports(const Report& report, const PrintFn& print) {
   file("CSV", c.csv_path, csv_report_text(report));
   file("JUnit XML", c.junit_path, junit_report_text(report));
   if (!c.plot_prefix.empty()) {
-    for (const std::string& line : write_histogram_plots(report, c.plot_prefix)) print(line);
+    const auto lines = write_histogram_plots(report, c.plot_prefix);
+    for (const std::string& line : lines) print(line);
+    if (lines.empty() && report.kind == "run")
+      print("note: --plot: a run plots its --hist histograms, and there are none; throughput "
+            "per CPU count comes from rwstress sweep");
   }
   return ok;
 }

@@ -444,7 +444,7 @@ BOOST_AUTO_TEST_CASE(binary_lockstat_and_hist) {
 BOOST_AUTO_TEST_CASE(binary_bad_measurement_input_is_one_line) {
   for (const char* args :
        {"--hist foo", "--hist-bucket 0ns --hist hold", "--hist-bucket banana --hist hold",
-        "--hist-buckets 0 --hist hold", "--repeat 0", "--placement diagonal",
+        "--hist-buckets 0 --hist hold", "--hist-bucket 128ns", "--repeat 0", "--placement diagonal",
         "sweep --cpus 0", "sweep --cpus 3..1", "sweep --cpus 1,x", "sweep --placements row",
         "--cpus 1 sweep --cpus 1", "suite nope", "compare /nonexistent/a.json /nonexistent/b.json"}) {
     test::ProcessResult r = test::run_rwstress(args);
