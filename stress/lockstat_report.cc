@@ -210,6 +210,19 @@ std::vector<std::string> histogram_text(const std::vector<RunResult>& runs, bool
   out.push_back(samples);
   out.push_back(sum);
   out.push_back(mean);
+  // Linear buckets: also seed 000's own form, the slot counts in hex on a
+  // line, so a histogram can be set beside one of 1999.
+  if (first.spec.mode == HistSpec::Mode::kLinear) {
+    out.push_back("");
+    out.push_back(fmt::format("kernellockstat form (seed 000): slots of {} ns, counts in hex",
+                              first.spec.width_ns));
+    for (const HistColumn& c : cols) {
+      std::string slots;
+      for (std::uint64_t n : c.hist->counts) slots += fmt::format("{:x} ", n);
+      out.push_back(fmt::format("{}: overflows {}.", c.name, c.hist->overflow));
+      out.push_back(slots + fmt::format("Sum: {}", c.hist->samples - c.hist->overflow));
+    }
+  }
   return out;
 }
 

@@ -20,7 +20,8 @@ namespace rwstress {
 struct ClockCalibration {
   bool tsc = false;           // the TSC, not clock_gettime
   double ns_per_tick = 1.0;   // 1.0 for clock_gettime
-  double overhead_ticks = 0;  // median cost of one reading, back to back
+  double overhead_ticks = 0;  // mean cost of one reading, back to back
+  double step_ticks = 1;      // the smallest step readings advance by (26 under KVM here)
   double overhead_ns() const { return overhead_ticks * ns_per_tick; }
   std::string describe() const;  // "tsc 2.45 GHz (...), one reading 9 ns, subtracted"
 };
@@ -49,8 +50,13 @@ class CycleClock {
   static inline bool use_tsc_ = false;
 };
 
-// The cost of one reading of the chosen clock, in ticks: the median of many
-// back-to-back pairs. Exposed for the tests.
-double measure_read_overhead_ticks(int pairs);
+// The cost of one reading of the chosen clock, in ticks, from `pairs`
+// back-to-back pairs: their mean (the top 1% left out) and the step the
+// readings advance by (the gcd of the deltas). Exposed for the tests.
+struct ReadCost {
+  double mean_ticks = 0;
+  double step_ticks = 1;
+};
+ReadCost measure_read_cost(int pairs);
 
 }  // namespace rwstress
