@@ -252,6 +252,10 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
       if (app.count("--writers") == 0) cfg.writers = 0;
     }
     if (threads_opt->count() == 0 && app.count("--writers") == 0) cfg.threads = 1;
+    const int per_cpu = std::max(cfg.readers + cfg.writers, cfg.threads);
+    if (std::int64_t(per_cpu) * cfg.sweep_cpus.back() > kMaxThreads)
+      return usage_error(fmt::format("sweep: {} CPUs x {} threads per CPU is over {} threads",
+                                     cfg.sweep_cpus.back(), per_cpu, kMaxThreads));
   }
   if (!hist_what.empty()) {
     for (const auto& w : hist_what) (w == "hold" ? cfg.measure.hist_hold : cfg.measure.hist_wait) = true;

@@ -228,6 +228,7 @@ int run_sweep(const RunConfig& base_cfg, const Topology& topology, const PrintFn
       }
       if (session.stopped()) break;
     }
+    if (session.stopped()) break;
   }
   print("");
   for (const std::string& line : sweep_tables(report.runs, locks, c.sweep_cpus, placements, skipped))

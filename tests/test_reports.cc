@@ -446,6 +446,7 @@ BOOST_AUTO_TEST_CASE(binary_bad_measurement_input_is_one_line) {
        {"--hist foo", "--hist-bucket 0ns --hist hold", "--hist-bucket banana --hist hold",
         "--hist-buckets 0 --hist hold", "--hist-bucket 128ns", "--repeat 0", "--placement diagonal",
         "sweep --cpus 0", "sweep --cpus 3..1", "sweep --cpus 1,x", "sweep --placements row",
+        "sweep --cpus 2048 --readers 4",
         "--cpus 1 sweep --cpus 1", "suite nope", "compare /nonexistent/a.json /nonexistent/b.json"}) {
     test::ProcessResult r = test::run_rwstress(args);
     BOOST_TEST(r.exit_code == 2, args << ": " << r.out << r.err);
