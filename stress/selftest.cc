@@ -153,15 +153,30 @@ int run_selftest(const SelftestOptions& opt, const Topology& topology,
       plan.specs.push_back(*parse_inject_spec(c.injection, &err));
     }
     auto row = [&](RunFn fn, std::string_view how, bool required = true) {
-      IsolatedOutcome o = run_isolated(
-          [&] {
-            IsolatedOutcome mine;
-            mine.verdict = run_timed(fn, e->meta, sc, &mine.seconds).verdict;
-            return mine;
-          },
-          std::chrono::duration_cast<std::chrono::seconds>(cap) + std::chrono::seconds(30));
+      auto attempt = [&] {
+        return run_isolated(
+            [&] {
+              IsolatedOutcome mine;
+              mine.verdict = run_timed(fn, e->meta, sc, &mine.seconds).verdict;
+              return mine;
+            },
+            std::chrono::duration_cast<std::chrono::seconds>(cap) + std::chrono::seconds(30));
+      };
+      IsolatedOutcome o = attempt();
       bool ok = caught(c, o.verdict);
+      // A race is a matter of scheduling: one run in tens can miss it (CI
+      // saw busted-ticket-wrap PASS once in 2 s). A required case gets one
+      // more run, and the row says so; the time is both runs'.
+      bool second = false;
+      if (!ok && required) {
+        const double first = o.seconds;
+        o = attempt();
+        ok = caught(c, o.verdict);
+        o.seconds += first;
+        second = true;
+      }
       std::string result = ok ? "caught" : required ? "MISSED" : "not caught";
+      if (ok && second) result += " on a second run";
       if (!how.empty()) result += fmt::format(" ({})", how);
       print(fmt::format(fmt::runtime(kRow), c.lock, c.bug_class, verdict_name(c.expected),
                         verdict_name(o.verdict), ok ? fmt::format("{:.2f}", o.seconds) : "-",
