@@ -176,6 +176,33 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
   slot.phase.store(Phase::kDone, std::memory_order_release);
 }
 
+// --no-check's worker, the same for every family: readers of an rwlock
+// take it shared, everyone else exclusive (acquire_as/release_as).
+template <class Lock, bool kInject>
+void measure_only_worker(const std::shared_ptr<LockRunShared<Lock>>& shared, int index) {
+  LockRunShared<Lock>& s = *shared;
+  const bool reader = index < s.scenario.readers;
+  // Copies, not loads through `s`: after a call into a library lock the
+  // compiler must reload anything reachable from shared memory.
+  const std::uint64_t cs = reader ? s.scenario.cs_read_loops : s.scenario.cs_write_loops;
+  constexpr bool kRw = RwLock<Lock>;
+  const Phase acquiring = !kRw ? Phase::kAcquire : reader ? Phase::kDownRead : Phase::kDownWrite;
+  const Phase holding = !kRw ? Phase::kHold : reader ? Phase::kHoldRead : Phase::kHoldWrite;
+  Lock& lock = s.lock;
+  auto pass = [&lock, cs, reader, acquiring, holding](WorkerSlot& slot, std::mt19937_64&,
+                                                      std::uint64_t) {
+    if (reader)
+      measure_only_pass<kInject>(
+          slot, cs, acquiring, holding, [&] { acquire_as<true>(lock); },
+          [&] { release_as<true>(lock); });
+    else
+      measure_only_pass<kInject>(
+          slot, cs, acquiring, holding, [&] { acquire_as<false>(lock); },
+          [&] { release_as<false>(lock); });
+  };
+  worker_loop<kInject>(shared, index, pass);
+}
+
 // Sums the workers' firing counts per spec and point, adds the global
 // injectors' counts, and the schedule digest.
 void collect_injections(const Scenario& sc, const InjectShared& shared, RunResult& result);

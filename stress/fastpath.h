@@ -20,6 +20,14 @@ namespace rwstress {
 // other families have one mode and ignore it.
 using FastPathFn = double (*)(std::uint64_t pairs, bool shared);
 
+template <bool kShared, class Lock>
+void acquire_release_pairs(Lock& l, std::uint64_t pairs) {
+  for (std::uint64_t i = 0; i < pairs; ++i) {
+    acquire_as<kShared>(l);
+    release_as<kShared>(l);
+  }
+}
+
 template <class Lock>
 double fastpath_pairs(std::uint64_t pairs, bool shared) {
   Scenario sc;
@@ -27,29 +35,10 @@ double fastpath_pairs(std::uint64_t pairs, bool shared) {
   auto lock = std::make_unique<LockBox<Lock>>(sc);
   Lock& l = lock->lock;
   const auto t0 = std::chrono::steady_clock::now();
-  if constexpr (RwLock<Lock>) {
-    if (shared) {
-      for (std::uint64_t i = 0; i < pairs; ++i) {
-        l.down_read();
-        l.up_read();
-      }
-    } else {
-      for (std::uint64_t i = 0; i < pairs; ++i) {
-        l.down_write();
-        l.up_write();
-      }
-    }
-  } else if constexpr (CountingSemaphore<Lock>) {
-    for (std::uint64_t i = 0; i < pairs; ++i) {
-      l.down();
-      l.up();
-    }
-  } else {
-    for (std::uint64_t i = 0; i < pairs; ++i) {
-      l.lock();
-      l.unlock();
-    }
-  }
+  if (shared)
+    acquire_release_pairs<true>(l, pairs);
+  else
+    acquire_release_pairs<false>(l, pairs);
   return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -79,20 +68,12 @@ double bare_loop_ops(const Scenario& sc) {
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
       std::uint64_t n = 0;
       while (!stop.load(std::memory_order_relaxed)) {
-        if constexpr (RwLock<Lock>) {
-          if (reader) {
-            l.down_read();
-            l.up_read();
-          } else {
-            l.down_write();
-            l.up_write();
-          }
-        } else if constexpr (CountingSemaphore<Lock>) {
-          l.down();
-          l.up();
+        if (reader) {
+          acquire_as<true>(l);
+          release_as<true>(l);
         } else {
-          l.lock();
-          l.unlock();
+          acquire_as<false>(l);
+          release_as<false>(l);
         }
         ++n;
       }

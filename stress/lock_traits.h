@@ -75,6 +75,38 @@ concept MutexLock = requires(L l) {
   l.unlock();
 };
 
+// One acquisition, and its release, in the lock's own terms: shared or
+// exclusive for a reader-writer lock (kShared), down/up for a semaphore,
+// lock/unlock for a mutex (kShared ignored). The bare loops (fast path,
+// test_rwlock yardstick, --no-check) all acquire through these.
+template <bool kShared, class L>
+inline void acquire_as(L& l) {
+  if constexpr (RwLock<L>) {
+    if constexpr (kShared)
+      l.down_read();
+    else
+      l.down_write();
+  } else if constexpr (CountingSemaphore<L>) {
+    l.down();
+  } else {
+    l.lock();
+  }
+}
+
+template <bool kShared, class L>
+inline void release_as(L& l) {
+  if constexpr (RwLock<L>) {
+    if constexpr (kShared)
+      l.up_read();
+    else
+      l.up_write();
+  } else if constexpr (CountingSemaphore<L>) {
+    l.up();
+  } else {
+    l.unlock();
+  }
+}
+
 template <class L>
 concept HasTrylock = requires(L l) {
   { l.trylock() } -> std::same_as<bool>;

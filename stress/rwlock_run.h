@@ -149,21 +149,7 @@ void rw_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
   const bool writer = index >= s.scenario.readers;
   if (!s.scenario.check) {
-    // Copies, not loads through `s`: after a call into a library lock the
-    // compiler must reload anything reachable from shared memory.
-    const std::uint64_t cs = writer ? s.scenario.cs_write_loops : s.scenario.cs_read_loops;
-    Lock& lock = s.lock;
-    auto pass = [&lock, cs, writer](WorkerSlot& slot, std::mt19937_64&, std::uint64_t) {
-      if (writer)
-        measure_only_pass<kInject>(
-            slot, cs, Phase::kDownWrite, Phase::kHoldWrite, [&] { lock.down_write(); },
-            [&] { lock.up_write(); });
-      else
-        measure_only_pass<kInject>(
-            slot, cs, Phase::kDownRead, Phase::kHoldRead, [&] { lock.down_read(); },
-            [&] { lock.up_read(); });
-    };
-    worker_loop<kInject>(shared, index, pass);
+    measure_only_worker<Lock, kInject>(shared, index);
     return;
   }
   worker_loop<kInject>(shared, index,

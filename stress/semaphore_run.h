@@ -62,13 +62,7 @@ template <class Lock, bool kInject>
 void semaphore_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
   if (!s.scenario.check) {
-    const std::uint64_t cs = s.scenario.cs_write_loops;  // a copy: see rw_worker
-    Lock& lock = s.lock;
-    auto pass = [&lock, cs](WorkerSlot& slot, std::mt19937_64&, std::uint64_t) {
-      measure_only_pass<kInject>(
-          slot, cs, Phase::kAcquire, Phase::kHold, [&] { lock.down(); }, [&] { lock.up(); });
-    };
-    worker_loop<kInject>(shared, index, pass);
+    measure_only_worker<Lock, kInject>(shared, index);
     return;
   }
   worker_loop<kInject>(shared, index,

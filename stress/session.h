@@ -1,6 +1,7 @@
-// One batch of runs: every lock a RunConfig selects, --repeat times each,
-// on a given set of CPUs, with the table rows printed as they finish. The
-// main run, each sweep point and each suite test are sessions.
+// Sessions: one batch of runs is every lock a RunConfig selects, --repeat
+// times each, on a given set of CPUs, with the table rows printed as they
+// finish. The main run, each sweep point and each suite test are sessions,
+// collected into one SessionReport.
 #pragma once
 
 #include <functional>
@@ -23,20 +24,6 @@ struct SessionPoint {
   bool oversubscribed = false;
 };
 
-struct SessionOutcome {
-  std::vector<RunResult> runs;
-  bool any_hang = false;
-  std::string error;  // a run that could not start (binding failed): exit 2
-  bool stopped = false;  // --fail-fast stopped at a verdict other than PASS
-};
-
-// Runs every selected lock cfg.repeat times; prints each row (and its
-// details) through `print` as it finishes; `after_each` (may be empty) sees
-// the results so far, to keep files such as --json up to date.
-SessionOutcome run_session(const RunConfig& cfg, const Topology& topology,
-                           const SessionPoint& point, const PrintFn& print,
-                           const std::function<void(const RunResult&)>& after_each = {});
-
 // A report filled by one or more sessions (the main run, a sweep's points,
 // a suite's tests): keeps --json current after every run, and ends with
 // the other files, the final line and the exit code.
@@ -46,7 +33,9 @@ class SessionReport {
 
   // Before any run: can every output file be written? "" or why not.
   std::string open();
-  // Runs one session into the report. "" or why it could not start.
+  // Runs one session into the report, printing each row (and its details)
+  // as it finishes and rewriting --json after each. "" or why a run could
+  // not start (binding failed: exit 2).
   std::string run(const RunConfig& cfg, const SessionPoint& point, const PrintFn& print);
   bool stopped() const { return stopped_; }  // --fail-fast stopped a session
   // Writes CSV/JUnit/plots, prints the final line, returns the exit code.
@@ -61,13 +50,12 @@ class SessionReport {
   bool stopped_ = false;
 };
 
-// The configuration part of a run that compare matches by.
-std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const LockMeta& meta);
+// The configuration part of run `r` of scenario `sc` that compare matches by.
+std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResult& r);
 
 // Writes the files a RunConfig asks for besides --json (CSV, JUnit, plots)
-// and prints one line per file, or a note where one could not be written.
-// Returns false if a file could not be written.
-bool write_extra_reports(const Report& report, const PrintFn& print);
+// and prints one line per file, or a warning where one could not be written.
+void write_extra_reports(const Report& report, const PrintFn& print);
 
 // The run seed of repeat `i` (0 keeps the seed itself).
 std::uint64_t repeat_seed(std::uint64_t seed, int i);
