@@ -233,6 +233,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   result.spins = meta.caps.spins;
   result.known_issue = std::string(meta.known_issue);
   result.sched = sc.sched;
+  result.checked = sc.check;
   result.cpus = sc.plan.cpus;
 
   auto probe_found = std::make_shared<std::vector<Violation>>();

@@ -94,6 +94,7 @@ struct RunResult {
   int count = 0;    // a semaphore's initial count; 0 for other families
   bool spins = false;  // the lock's waiters spin (LockMeta caps.spins)
   bool sched = false;
+  bool checked = true;  // false under --no-check: no checker ran, nothing counted overlaps
   std::vector<int> cpus;
   double duration_s = 0;  // measured, start flag to stop flag
   std::vector<ThreadResult> threads;

@@ -68,7 +68,7 @@ void summarize_run(RunResult& r) {
   r.jain_readers = jain_index(reader_ops);
   r.jain_writers = jain_index(writer_ops);
 
-  if (r.readers >= 2 && r.reads > 0 && overlaps == 0)
+  if (r.checked && r.readers >= 2 && r.reads > 0 && overlaps == 0)
     r.notes.push_back(
         "readers never overlapped: the lock serialised them, or the critical section was too "
         "short to catch two inside (try --cs-read)");

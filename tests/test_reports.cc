@@ -455,6 +455,15 @@ BOOST_AUTO_TEST_CASE(binary_bad_measurement_input_is_one_line) {
   }
 }
 
+// --no-check runs no checker, so it must not claim readers never overlapped.
+BOOST_AUTO_TEST_CASE(binary_no_check_makes_no_overlap_claim) {
+  test::ProcessResult r =
+      test::run_rwstress("--lock xadd --readers 2 --writers 1 --no-check --duration 100ms --seed 1");
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  BOOST_TEST(r.out.find("readers never overlapped") == std::string::npos, r.out);
+  BOOST_TEST(r.out.find("--no-check") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(binary_sweep_prints_scaling_and_linear) {
   test::ProcessResult r =
       test::run_rwstress("sweep --cpus 1,2,512 --lock ticket,tas --duration 100ms --seed 1");
