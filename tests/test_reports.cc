@@ -411,10 +411,21 @@ BOOST_AUTO_TEST_CASE(known_busy_hold_is_reported) {
   const RoleStat& w = r.lockstat.write;
   BOOST_REQUIRE(w.acquired > 100u);
   const double per_pass = r.duration_s * 1e9 / double(r.writes);
-  const double hold = w.hold.mean_ns();
-  BOOST_TEST(hold < per_pass, "hold " << hold << " ns, pass " << per_pass << " ns");
-  BOOST_TEST(hold > per_pass - 400, "hold " << hold << " ns, pass " << per_pass << " ns");
-  BOOST_TEST(w.wait.mean_ns() < 300);
+  // The pass that straddles the stop flag is counted but its tail lies past
+  // the run's end; preempted inside its hold (tests run in parallel), that
+  // one hold alone can lift the mean above the pass (a parallel test run
+  // saw 12863 ns against 11934 ns). So the longest hold is left out. The
+  // hold is read on the calibrated TSC and the pass on CLOCK_MONOTONIC: they
+  // agree to the calibration's error (CI saw 0.03%), and 1% is allowed.
+  auto mean_but_longest = [](const TimeStat& t) {
+    return double(t.sum_ns - t.max_ns) / double(t.count - 1);
+  };
+  const double hold = mean_but_longest(w.hold);
+  BOOST_TEST(hold < per_pass * 1.01, "hold " << hold << " ns, pass " << per_pass << " ns");
+  // A preemption outside the hold lengthens the pass only; the bound below
+  // leaves room for a few milliseconds of them.
+  BOOST_TEST(hold > per_pass * 0.9 - 400, "hold " << hold << " ns, pass " << per_pass << " ns");
+  BOOST_TEST(mean_but_longest(w.wait) < 300);
   // Uncontended: almost every request was taken at once.
   BOOST_TEST(w.nowait * 10 > w.requests * 9);
 }
