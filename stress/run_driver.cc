@@ -32,6 +32,7 @@ const char* phase_name(Phase p) {
     case Phase::kTryAcquire: return "trylock/down_trylock/down_timeout";
     case Phase::kHold: return "holding";
     case Phase::kRelease: return "unlock/up";
+    case Phase::kMeasuring: return "in acquire, work or release (--no-check's loop does not tell them apart)";
     case Phase::kDone: return "done";
   }
   return "?";

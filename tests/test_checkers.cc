@@ -166,6 +166,22 @@ BOOST_AUTO_TEST_CASE(watchdog_reports_hang_within_its_time) {
   BOOST_TEST(r.hang_report[0].find("cpu") != std::string::npos);
 }
 
+// --no-check's plain loop stores no phase per pass (the harness-overhead
+// target), yet a deadlock is still a HANG, and the report says the thread
+// is somewhere in a pass rather than naming an operation it cannot know.
+BOOST_AUTO_TEST_CASE(no_check_loop_still_reports_a_hang) {
+  LockMeta meta{"deadlocks", Family::kRwlock, Fairness::kTaskFair, "test",
+                capabilities_of<test::DeadlocksAfterSomeWrites>(), false};
+  Scenario sc = test::short_scenario(machine(), 2, 1, 8000ms);
+  sc.watchdog = 1s;
+  sc.check = false;
+  RunResult r = run_rwlock<test::DeadlocksAfterSomeWrites>(sc, meta);
+  BOOST_TEST(r.verdict == Verdict::kHang);
+  BOOST_REQUIRE(r.hang_report.size() == 3u);
+  for (const auto& line : r.hang_report)
+    BOOST_TEST(line.find("in acquire, work or release") != std::string::npos, line);
+}
+
 BOOST_AUTO_TEST_CASE(fail_fast_stops_at_the_first_violation) {
   LockMeta meta{"busted", Family::kRwlock, Fairness::kUnfair, "test", capabilities_of<BustedNoop>(),
                 true};
