@@ -69,8 +69,8 @@ inline void measure_released() {
 // --no-check: the pass of liburcu's test_rwlock and nothing more: acquire,
 // the critical-section work, release. No checker, no trylock or downgrade
 // mix. The plain instantiation stores no phase either: with a fast path of
-// a few ns, the two phase stores in front of the lock's atomic operations
-// cost 5-8% of the bare loop's ops/s (docs/PERFORMANCE.md), and the harness
+// a few ns, the phase stores in front of the lock's atomic operations
+// cost 6-10% of the bare loop's ops/s (docs/PERFORMANCE.md), and the harness
 // must stay within 3% of it. The worker says kMeasuring once instead, and a
 // HANG report tells only that a thread is in a pass. The instrumented
 // instantiation (injection, --lockstat) keeps the phases.
