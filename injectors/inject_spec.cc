@@ -1,5 +1,6 @@
 #include "injectors/inject_spec.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -99,10 +100,30 @@ std::chrono::nanoseconds Distribution::sample(std::mt19937_64& rng) const {
       return std::chrono::nanoseconds(
           std::uniform_int_distribution<std::int64_t>(a.count(), b.count())(rng));
     case Shape::kExp:
-      return std::chrono::nanoseconds(std::int64_t(
-          std::llround(std::exponential_distribution<double>(1.0 / double(a.count()))(rng))));
+      return std::min(max(), std::chrono::nanoseconds(std::int64_t(std::llround(
+                                 std::exponential_distribution<double>(1.0 / double(a.count()))(rng)))));
   }
   return a;
+}
+
+std::chrono::nanoseconds Distribution::max() const {
+  switch (shape) {
+    case Shape::kFixed: return a;
+    case Shape::kUniform: return b;
+    case Shape::kExp: return a * kExpCut;
+  }
+  return a;
+}
+
+std::chrono::nanoseconds InjectSpec::longest_pause() const {
+  switch (kind) {
+    case InjectKind::kDelay:
+    case InjectKind::kSleep:
+    case InjectKind::kLongHold:
+    case InjectKind::kStall: return dist.max();
+    case InjectKind::kStutter: return span;
+    default: return std::chrono::nanoseconds(0);
+  }
 }
 
 std::string Distribution::describe() const {
@@ -236,10 +257,10 @@ std::optional<InjectSpec> parse_inject_spec(std::string_view text, std::string* 
           if (!d) return std::nullopt;
           spec.every = *d;
         } else {
-          char* end = nullptr;
-          unsigned long long n = std::strtoull(value.c_str(), &end, 10);
-          if (value.empty() || *end != '\0' || n == 0)
-            return bad("every= takes a count of visits (1, 2, ...) at a point", param);
+          std::uint64_t n = 0;
+          auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+          if (value.empty() || ec != std::errc() || end != value.data() + value.size() || n == 0)
+            return bad("every= takes a count of visits (1, 2, ... up to 2^64-1) at a point", param);
           spec.every_visits = n;
           spec.p = 0;
         }

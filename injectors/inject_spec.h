@@ -72,7 +72,13 @@ struct Distribution {
   std::chrono::nanoseconds a{0};  // fixed value, uniform low, exponential mean
   std::chrono::nanoseconds b{0};  // uniform high
 
+  // Exponential samples are cut at kExpCut means (a draw beyond it has
+  // probability e^-20, about 2e-9), so that every distribution has a
+  // largest value the watchdog guard can check.
+  static constexpr int kExpCut = 20;
+
   std::chrono::nanoseconds sample(std::mt19937_64& rng) const;
+  std::chrono::nanoseconds max() const;  // the largest value sample() returns
   std::string describe() const;  // "fixed(2us)", "uniform(1us,5us)", "exp(2us)"
 };
 
@@ -87,6 +93,10 @@ struct InjectSpec {
   std::string text;  // the spec as written, for reports
 
   std::string describe() const;  // canonical form, parses back to the same spec
+
+  // The longest a single firing keeps a thread (or, for stutter, every
+  // thread) from progressing; 0 for kinds that do not pause.
+  std::chrono::nanoseconds longest_pause() const;
 };
 
 // Parses one spec. On error returns nullopt and sets *error to one line

@@ -2,11 +2,20 @@
 
 #include <sched.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <optional>
+#include <cmath>
 #include <random>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+
+#include "platform/printable.h"
+#include "stress/run_driver.h"
 
 namespace rwstress {
 
@@ -38,11 +47,13 @@ Exit codes: 0 PASS, 1 FAIL (invariant violated), 2 bad usage, 3 HANG,
 5 STARVED. With several locks, the worst verdict decides.
 )";
 
+// A usage error is one line, whatever the user typed into a value: control
+// characters (a newline inside --seed, a path, a spec) are shown escaped.
 CliOutcome usage_error(const std::string& message) {
   CliOutcome out;
   out.action = CliAction::kExit;
   out.exit_code = 2;
-  out.output = "rwstress: error: " + message + " (see rwstress --help)";
+  out.output = "rwstress: error: " + printable(message) + " (see rwstress --help)";
   return out;
 }
 
@@ -51,6 +62,113 @@ std::string one_line(std::string s) {
   std::replace(s.begin(), s.end(), '\n', ' ');
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
+}
+
+// Below this, sampling gaps and time slices alone look like a hang.
+constexpr std::chrono::nanoseconds kShortestWatchdog = std::chrono::milliseconds(100);
+// Work under this many loop turns is far below any allowed watchdog on any
+// CPU (a turn is at least a cycle), so it is not timed.
+constexpr std::uint64_t kLoopsWorthTiming = 1000000;
+
+// Where the reports go, checked before anything runs: no empty path, no
+// two reports on one file (the second would silently replace the first),
+// and a --plot prefix whose directory exists and holds no character that
+// a gnuplot script or a terminal would act on.
+std::string output_paths_error(const RunConfig& cfg, const CLI::App& app) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<const char*, const std::string*>> files = {
+      {"--json", &cfg.json_path}, {"--csv", &cfg.csv_path}, {"--junit", &cfg.junit_path}};
+  std::vector<std::pair<const char*, fs::path>> seen;
+  for (auto [flag, path] : files) {
+    if (app.count(flag) == 0) continue;
+    if (path->empty()) return fmt::format("{}: an empty path", flag);
+    std::error_code ec;
+    fs::path where = fs::weakly_canonical(fs::absolute(*path, ec), ec);
+    if (ec) where = *path;
+    for (const auto& [other, other_path] : seen)
+      if (other_path == where)
+        return fmt::format("{} and {} name the same file '{}'", other, flag, *path);
+    seen.emplace_back(flag, where);
+  }
+  if (app.count("--plot") > 0) {
+    const std::string& prefix = cfg.plot_prefix;
+    if (prefix.empty() || prefix.back() == '/')
+      return "--plot: give a file name prefix such as out or plots/run1";
+    for (unsigned char c : prefix)
+      if (c < 0x20 || c == 0x7f || c == '`')
+        return fmt::format("--plot '{}': no control characters or backquotes in a prefix", prefix);
+    const fs::path dir = fs::path(prefix).parent_path().empty() ? fs::path(".")
+                                                                 : fs::path(prefix).parent_path();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0)
+      return fmt::format("--plot '{}': '{}' is not a directory this process can write to", prefix,
+                         dir.string());
+  }
+  return {};
+}
+
+// The run seed: decimal or 0x hex, 0 to 2^64-1, nothing else.
+std::optional<std::uint64_t> parse_seed(const std::string& text) {
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const char* first = text.data() + (hex ? 2 : 0);
+  const char* last = text.data() + text.size();
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(first, last, v, hex ? 16 : 10);
+  if (first == last || ec != std::errc() || end != last) return std::nullopt;
+  return v;
+}
+
+// An estimate, said in whole milliseconds (format_duration prints it exactly).
+std::chrono::nanoseconds round_up_ms(std::chrono::nanoseconds d) {
+  return std::chrono::ceil<std::chrono::milliseconds>(d);
+}
+
+// What must produce a false HANG is refused up front: a watchdog shorter
+// than the gaps a correct run has, or a pass that may pause for half the
+// watchdog (an injected pause, or critical-section and outside work).
+std::string watchdog_guard(const RunConfig& cfg) {
+  using namespace std::chrono_literals;
+  if (cfg.watchdog < kShortestWatchdog)
+    return fmt::format("--watchdog {}: at least {} (it samples progress every 5ms or more, and a "
+                       "time slice on an oversubscribed CPU lasts tens of ms: a correct lock "
+                       "would be reported as HANG)",
+                       format_duration(cfg.watchdog), format_duration(kShortestWatchdog));
+  std::chrono::nanoseconds per_pass{0};
+  const InjectSpec* longest = nullptr;
+  for (const InjectSpec& spec : cfg.injection.specs) {
+    // One firing per point a pass visits; a hook point (spin, before-sleep)
+    // may be visited more often, which is why the bound is half the watchdog.
+    auto pause = spec.longest_pause() * std::max<std::size_t>(1, spec.points.size());
+    if (!longest || pause > longest->longest_pause()) longest = &spec;
+    per_pass += pause;
+  }
+  if (per_pass * 2 > cfg.watchdog)
+    return fmt::format("--inject '{}': its pauses (up to {} per pass{}) need a --watchdog over {}",
+                       longest->text, format_duration(per_pass),
+                       cfg.injection.specs.size() > 1 ? ", all specs together" : "",
+                       format_duration(per_pass * 2));
+  // A reader may wait out a write hold and then do its own: both must fit,
+  // stretched by the threads that share each CPU.
+  const std::uint64_t loops = std::max(cfg.cs_read_loops, cfg.cs_write_loops) * 2 + cfg.delay_loops;
+  if (loops > kLoopsWorthTiming) {
+    cpu_set_t allowed;
+    const int online = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+    const int cpus = cfg.cpus.count > 0      ? cfg.cpus.count
+                     : !cfg.cpus.list.empty() ? int(cfg.cpus.list.size())
+                                              : std::max(online, 1);
+    int threads = 1;
+    for (const LockEntry* e : cfg.locks) threads = std::max(threads, cfg.threads_for(e->meta.family));
+    const double sharing = std::ceil(double(threads) / double(std::min(threads, cpus)));
+    const auto work =
+        std::chrono::nanoseconds(std::int64_t(double(loops) * spin_turn_ns() * sharing));
+    if (work * 2 > cfg.watchdog)
+      return fmt::format("--cs-read {} / --cs-write {} / --delay {}: about {} of work per pass "
+                         "here ({:.0f} threads per CPU), which needs a --watchdog over {}",
+                         cfg.cs_read_loops, cfg.cs_write_loops, cfg.delay_loops,
+                         format_duration(round_up_ms(work)), sharing,
+                         format_duration(round_up_ms(work * 2)));
+  }
+  return {};
 }
 
 }  // namespace
@@ -218,6 +336,8 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   }
 
   if (compare->parsed()) {
+    if (!(cfg.compare_alpha >= 1e-6 && cfg.compare_alpha <= 0.5))  // NaN fails both
+      return usage_error("compare --alpha: a significance level from 1e-6 to 0.5");
     CliOutcome out;
     out.action = CliAction::kCompare;
     out.config = std::move(cfg);
@@ -316,18 +436,8 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   auto w = parse_duration(watchdog, &error);
   if (!w) return usage_error("--watchdog: " + error);
   cfg.watchdog = *w;
-  for (const InjectSpec& spec : cfg.injection.specs) {
-    // A pause as long as the watchdog would be reported as a HANG.
-    auto pause = spec.kind == InjectKind::kStall || spec.kind == InjectKind::kLongHold ||
-                         spec.kind == InjectKind::kSleep
-                     ? spec.dist.a
-                     : spec.span;
-    if (pause * 2 > cfg.watchdog)
-      return usage_error(fmt::format("--inject '{}': pauses of {} need a --watchdog over {}",
-                                     spec.text, format_duration(pause),
-                                     format_duration(pause * 2)));
-  }
-  if (!cpus.empty()) {
+  if (std::string why = watchdog_guard(cfg); !why.empty()) return usage_error(why);
+  if (app.count("--cpus") > 0) {
     auto spec = parse_cpu_spec(cpus, &error);
     if (!spec) return usage_error(error);
     cfg.cpus = *spec;
@@ -336,17 +446,14 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   if (!placed || placed->size() != 1)
     return usage_error("--placement '" + placement + "': use compact, scatter or smt");
   cfg.placement = placed->front();
-  if (seed.empty()) {
+  if (app.count("--seed") == 0) {
     cfg.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  } else if (auto v = parse_seed(seed)) {
+    cfg.seed = *v;
   } else {
-    try {
-      size_t used = 0;
-      cfg.seed = std::stoull(seed, &used, 0);
-      if (used != seed.size()) throw std::invalid_argument(seed);
-    } catch (const std::exception&) {
-      return usage_error("--seed '" + seed + "' is not a number");
-    }
+    return usage_error("--seed '" + seed + "': a number from 0 to 2^64-1, decimal or 0x hex");
   }
+  if (std::string err = output_paths_error(cfg, app); !err.empty()) return usage_error(err);
 
   CliOutcome out;
   out.action = sweep->parsed() ? CliAction::kSweep

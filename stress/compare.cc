@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -42,8 +43,17 @@ WelchResult welch_test(const Sample& a, const Sample& b) {
   }
   r.t = diff / std::sqrt(va + vb);
   r.df = (va + vb) * (va + vb) / (va * va / (na - 1) + vb * vb / (nb - 1));
-  boost::math::students_t dist(r.df);
-  r.p = 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(r.t)));
+  // Extreme inputs can overflow the sums; a test on inf or NaN says nothing.
+  if (!std::isfinite(r.t) || !std::isfinite(r.df) || r.df <= 0) {
+    r.valid = false;
+    return r;
+  }
+  try {
+    boost::math::students_t dist(r.df);
+    r.p = 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(r.t)));
+  } catch (const std::exception&) {
+    r.valid = false;
+  }
   return r;
 }
 
@@ -51,10 +61,18 @@ namespace {
 
 using nlohmann::json;
 
+// Any figure rwstress writes is far below this; a larger one (or one that
+// overflowed to infinity) is a corrupt file, and its square would overflow
+// the variance.
+constexpr double kLargestFigure = 1e150;
+
 double number(const json& j, const char* key) {
-  if (!j.contains(key) || !j.at(key).is_number())
+  if (!j.is_object() || !j.contains(key) || !j.at(key).is_number())
     throw std::runtime_error(fmt::format("has no number '{}'", key));
-  return j.at(key).get<double>();
+  const double v = j.at(key).get<double>();
+  if (!std::isfinite(v) || std::fabs(v) > kLargestFigure)
+    throw std::runtime_error(fmt::format("has '{}' = {}, out of range", key, j.at(key).dump()));
+  return v;
 }
 
 // A scenario key for files whose runs lack one: what the run itself says.
@@ -95,6 +113,9 @@ std::string strip_key(const std::string& key, const std::vector<std::string>& ig
 std::string load_compare_side(const std::string& path, CompareSide* out,
                               const std::vector<std::string>& ignore) {
   out->path = path;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return fmt::format("compare: '{}' is a directory, not an rwstress --json file", path);
   std::ifstream in(path);
   if (!in) return fmt::format("compare: cannot read '{}'", path);
   json doc;
@@ -102,11 +123,14 @@ std::string load_compare_side(const std::string& path, CompareSide* out,
     doc = json::parse(in);
   } catch (const json::parse_error& e) {
     return fmt::format("compare: '{}' is not JSON (byte {})", path, e.byte);
+  } catch (const json::exception& e) {
+    // e.g. a number too large for a double (1e999)
+    return fmt::format("compare: '{}' is not usable JSON: {}", path, e.what());
   }
   if (!doc.is_object() || !doc.contains("schema") || !doc.contains("runs") ||
       !doc["runs"].is_array())
     return fmt::format("compare: '{}' is not an rwstress --json file (no schema or runs)", path);
-  if (!doc["schema"].is_number_integer() || doc["schema"].get<int>() != 1)
+  if (!doc["schema"].is_number_integer() || doc["schema"].get<std::int64_t>() != 1)
     return fmt::format("compare: '{}' has schema {}; this rwstress reads schema 1", path,
                        doc["schema"].dump());
   int index = 0;
@@ -147,7 +171,7 @@ std::string load_compare_side(const std::string& path, CompareSide* out,
         }
       }
     }
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // runtime_error from number(), json type errors
     return fmt::format("compare: '{}': run {} {}", path, index, e.what());
   }
   if (out->order.empty()) return fmt::format("compare: '{}' has no runs", path);

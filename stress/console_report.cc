@@ -31,6 +31,9 @@ std::string count_or_na(std::uint64_t n, int threads) {
 
 std::string jain(double j) { return j < 0 ? "-" : fmt::format("{:.2f}", j); }
 
+// Per-thread lines shown under a row before the rest are counted.
+constexpr std::size_t kListedThreads = 8;
+
 constexpr const char* kRowFormat = "{:<22} {:<7} {:<5} {:>11} {:>11} {:>9} {:>11} {:>11} {:>10} {}";
 
 }  // namespace
@@ -76,16 +79,42 @@ std::vector<std::string> console_details(const RunResult& r, bool verbose, bool 
                                 r.violation_count == 1 ? "" : "s", kinds));
     for (const auto& v : r.first_violations)
       lines.push_back(fmt::format("  !   [{}] {}: {}", violation_kind_name(v.kind),
-                                  v.thread < 0 ? std::string("probe") : fmt::format("thread {}", v.thread),
+                                  violation_source(v.thread),
                                   v.detail));
   }
+  // Thousands of threads must not bury the verdict: the first lines of each
+  // list, then a count (--verbose and JSON keep every line).
+  const std::size_t listed = verbose ? SIZE_MAX : kListedThreads;
   if (!r.hang_report.empty()) {
-    lines.push_back("  ! no progress within the watchdog time; thread states:");
-    for (const auto& h : r.hang_report) lines.push_back("  !   " + h);
+    lines.push_back(r.stopped_at_violation
+                        ? "  ! after the first violation stopped the run, threads that did not "
+                          "leave the lock within the watchdog time:"
+                        : "  ! no progress within the watchdog time; thread states:");
+    for (std::size_t i = 0; i < r.hang_report.size() && i < listed; ++i)
+      lines.push_back("  !   " + r.hang_report[i]);
+    if (r.hang_report.size() > listed)
+      lines.push_back(fmt::format("  !   ... and {} more threads (--verbose or --json lists them)",
+                                  r.hang_report.size() - listed));
   }
-  for (const auto& s : r.starved) lines.push_back("  ~ starved " + s);
+  for (std::size_t i = 0; i < r.starved.size() && i < listed; ++i)
+    lines.push_back("  ~ starved " + r.starved[i]);
+  if (r.starved.size() > listed) {
+    std::string causes;
+    for (int c = 0; c < 3; ++c)
+      if (r.starved_by_cause[c])
+        causes += fmt::format("{}{} {}", causes.empty() ? "" : ", ", r.starved_by_cause[c],
+                              starvation_cause_text(StarvationCause(c)));
+    lines.push_back(fmt::format("  ~ ... {} threads in all under 1/{:.0f} of the mean: {}",
+                                r.starved.size(), kStarvedShare, causes));
+  }
   if (!r.injections.empty()) {
     lines.push_back(fmt::format("  + injection schedule digest {:#018x}", r.schedule_digest));
+    // A stuck thread never hands over its counters: the injection that
+    // caused a HANG may have fired in exactly those threads.
+    if (r.stuck_threads > 0)
+      lines.push_back(fmt::format("  + counts below leave out the {} thread{} stuck in the lock "
+                                  "(what they fired is unknown)",
+                                  r.stuck_threads, r.stuck_threads == 1 ? "" : "s"));
     for (const auto& c : r.injections)
       lines.push_back(c.point == "timer"
                           ? fmt::format("  + {}: fired {} times", c.spec, c.fired)

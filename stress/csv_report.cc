@@ -45,7 +45,7 @@ std::string csv_report_text(const Report& report) {
   std::string out = kColumns;
   for (const char* role : {"read", "write"})
     for (const char* c : kRoleColumns) out += fmt::format(",{}_{}", role, c);
-  out += "\n";
+  out += ",interrupted\n";
   for (const RunResult& r : report.runs) {
     auto jain = [](double j) { return j < 0 ? std::string() : num(j); };
     out += fmt::format(
@@ -57,7 +57,8 @@ std::string csv_report_text(const Report& report) {
         r.max_thread_ops, jain(r.jain_readers), jain(r.jain_writers), num(r.user_s),
         num(r.sys_s), r.voluntary_csw, r.involuntary_csw, num(r.idle_share), r.violation_count,
         verdict_name(r.verdict));
-    out += fmt::format(",{},{}\n", role_fields(r, r.lockstat.read), role_fields(r, r.lockstat.write));
+    out += fmt::format(",{},{},{}\n", role_fields(r, r.lockstat.read),
+                       role_fields(r, r.lockstat.write), r.interrupted ? "yes" : "no");
   }
   return out;
 }

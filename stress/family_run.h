@@ -334,7 +334,7 @@ void check_free_after_run(Take take, Release release, const char* what, Violatio
   if (eventually(take))
     release();
   else
-    log.report(ViolationKind::kFinalState, -1, what);
+    log.report(ViolationKind::kFinalState, kAfterRunThread, what);
 }
 
 }  // namespace rwstress

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "stress/cli.h"
+#include "stress/interrupt.h"
 #include "stress/report.h"
 
 namespace rwstress {
@@ -47,7 +48,10 @@ nlohmann::json run_json(const RunResult& r) {
                        {"user_s", t.user_s},
                        {"sys_s", t.sys_s},
                        {"voluntary_csw", t.voluntary_csw},
-                       {"involuntary_csw", t.involuntary_csw}});
+                       {"involuntary_csw", t.involuntary_csw},
+                       {"wall_s", t.wall_s},
+                       {"on_cpu_s", t.on_cpu_s},
+                       {"runq_wait_s", t.runq_wait_s}});
   nlohmann::json by_kind = nlohmann::json::object();
   for (int k = 0; k < kViolationKindCount; ++k)
     if (r.violations_by_kind[k]) by_kind[violation_kind_name(ViolationKind(k))] = r.violations_by_kind[k];
@@ -107,8 +111,10 @@ nlohmann::json run_json(const RunResult& r) {
           {"error", r.error},
           {"known_issue", r.known_issue},
           {"injections", injections},
+          {"stuck_threads", r.stuck_threads},
           {"schedule_digest", fmt::format("{:#018x}", r.schedule_digest)},
-          {"verdict", verdict_name(r.verdict)}};
+          {"verdict", verdict_name(r.verdict)},
+          {"interrupted", r.interrupted}};
 }
 
 }  // namespace
@@ -163,7 +169,10 @@ std::string json_report_text(const Report& report) {
                         {"config", config},
                         {"host", host},
                         {"runs", runs},
-                        {"verdict", verdict_name(report.overall())}};
+                        {"verdict", verdict_name(report.overall())},
+                        {"interrupted", report.interrupted_by
+                                            ? nlohmann::json(interrupt_signal_name(report.interrupted_by))
+                                            : nlohmann::json(nullptr)}};
   return doc.dump(2) + "\n";
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "stress/cli.h"
+#include "stress/interrupt.h"
 #include "stress/report.h"
 
 namespace rwstress {
@@ -35,7 +36,8 @@ std::string failure_text(const RunResult& r) {
   std::string text;
   auto line = [&](const std::string& s) { text += s + "\n"; };
   for (const Violation& v : r.first_violations)
-    line(fmt::format("{} (thread {}): {}", violation_kind_name(v.kind), v.thread, v.detail));
+    line(fmt::format("{} ({}): {}", violation_kind_name(v.kind), violation_source(v.thread),
+                     v.detail));
   for (const std::string& s : r.starved) line("starved: " + s);
   for (const std::string& s : r.hang_report) line(s);
   if (!r.error.empty()) line(r.error);
@@ -56,11 +58,12 @@ std::string failure_message(const RunResult& r) {
 }  // namespace
 
 std::string junit_report_text(const Report& report) {
-  int failures = 0, errors = 0;
+  int failures = 0, errors = 0, skipped = 0;
   double time = 0;
   for (const RunResult& r : report.runs) {
     failures += r.verdict == Verdict::kFail || r.verdict == Verdict::kStarved;
     errors += r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;
+    skipped += r.verdict == Verdict::kPass && r.interrupted;
     time += r.duration_s;
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -68,8 +71,8 @@ std::string junit_report_text(const Report& report) {
                      "time=\"{:.3f}\">\n",
                      report.runs.size(), failures, errors, time);
   out += fmt::format("  <testsuite name=\"rwstress\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
-                     "skipped=\"0\" time=\"{:.3f}\">\n",
-                     report.runs.size(), failures, errors, time);
+                     "skipped=\"{}\" time=\"{:.3f}\">\n",
+                     report.runs.size(), failures, errors, skipped, time);
   out += "    <properties>\n";
   auto property = [&](const std::string& name, const std::string& value) {
     out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml_escape(name),
@@ -79,6 +82,8 @@ std::string junit_report_text(const Report& report) {
   property("command", report.config.describe(report.plan));
   property("seed", fmt::format("{:#x}", report.config.seed));
   property("host", report.host_summary);
+  if (report.interrupted_by)
+    property("interrupted", interrupt_signal_name(report.interrupted_by));
   out += "    </properties>\n";
   for (const RunResult& r : report.runs) {
     std::string name = r.scenario_key.empty() ? r.lock : r.scenario_key;
@@ -87,7 +92,11 @@ std::string junit_report_text(const Report& report) {
     out += fmt::format("    <testcase classname=\"rwstress.{}\" name=\"{}\" time=\"{:.3f}\"",
                        family_name(r.family), xml_escape(name), r.duration_s);
     if (r.verdict == Verdict::kPass) {
-      out += "/>\n";
+      // A run cut short proves less than its duration promised.
+      out += r.interrupted ? fmt::format(">\n      <skipped message=\"interrupted by {}\"/>\n    "
+                                         "</testcase>\n",
+                                         interrupt_signal_name(report.interrupted_by))
+                           : "/>\n";
       continue;
     }
     const bool error = r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;

@@ -8,8 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "platform/printable.h"
 #include "platform/topology.h"
 #include "stress/cli.h"
+#include "stress/interrupt.h"
 #include "stress/report.h"
 #include "stress/selftest.h"
 #include "stress/session.h"
@@ -28,7 +30,7 @@ void print(const std::string& line) {
 }
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "rwstress: error: %s\n", message.c_str());
+  std::fprintf(stderr, "rwstress: error: %s\n", printable(message).c_str());
   return 2;
 }
 
@@ -96,6 +98,9 @@ int run_main(RunConfig cfg) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   CliOutcome outcome = parse_cli(args);
+  if (outcome.action == CliAction::kRun || outcome.action == CliAction::kSweep ||
+      outcome.action == CliAction::kSuite)
+    install_interrupt_handlers();
   switch (outcome.action) {
     case CliAction::kExit:
       (outcome.exit_code == 0 ? std::cout : std::cerr) << outcome.output << "\n";

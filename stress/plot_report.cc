@@ -33,13 +33,16 @@ std::string find_gnuplot() {
 
 namespace {
 
+// A gnuplot single-quoted string: no backquote command substitution and no
+// escapes inside, and a quote is written twice. (In double quotes, a title
+// or a --plot prefix holding `cmd` would run cmd.)
 std::string quoted(const std::string& s) {
-  std::string out = "\"";
+  std::string out = "'";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\'') out += '\'';
     out += c;
   }
-  return out + "\"";
+  return out + "'";
 }
 
 // Runs `gnuplot script` without a shell; "" or why it failed.
@@ -64,15 +67,14 @@ std::string run_gnuplot(const std::string& gnuplot, const std::string& script) {
 
 std::vector<std::string> write_plot(const std::string& base, const PlotSpec& spec) {
   std::vector<std::string> out;
-  {
-    std::ofstream dat(base + ".dat", std::ios::trunc);
-    for (const PlotSeries& s : spec.series) {
-      dat << "# " << s.name << "\n";
-      for (const auto& [x, y] : s.points) dat << fmt::format("{:.9g} {:.9g}\n", x, y);
-      dat << "\n\n";  // gnuplot: next index
-    }
-    if (!dat.flush()) return {fmt::format("rwstress: warning: --plot: cannot write {}.dat", base)};
+  std::string dat;
+  for (const PlotSeries& s : spec.series) {
+    dat += "# " + s.name + "\n";
+    for (const auto& [x, y] : s.points) dat += fmt::format("{:.9g} {:.9g}\n", x, y);
+    dat += "\n\n";  // gnuplot: next index
   }
+  if (std::string err = write_report_file(base + ".dat", dat); !err.empty())
+    return {fmt::format("rwstress: error: --plot: {}", err)};
   std::string plot = "plot ";
   for (size_t i = 0; i < spec.series.size(); ++i) {
     const PlotSeries& s = spec.series[i];
@@ -89,11 +91,8 @@ std::vector<std::string> write_plot(const std::string& base, const PlotSpec& spe
                                           quoted(base + ".svg"), plot) +
                        fmt::format("set terminal pngcairo size 960,540\nset output {}\n{}\n",
                                    quoted(base + ".png"), plot);
-  {
-    std::ofstream gp(base + ".gp", std::ios::trunc);
-    gp << script;
-    if (!gp.flush()) return {fmt::format("rwstress: warning: --plot: cannot write {}.gp", base)};
-  }
+  if (std::string err = write_report_file(base + ".gp", script); !err.empty())
+    return {fmt::format("rwstress: error: --plot: {}", err)};
   std::string gnuplot = find_gnuplot();
   if (gnuplot.empty()) {
     out.push_back(fmt::format("note: gnuplot is not installed: {}.svg/.png skipped; the data is in "

@@ -18,6 +18,7 @@ struct Report {
   int host_cpus = 0;         // CPUs this process may use
   PlacementPlan plan;
   std::vector<RunResult> runs;
+  int interrupted_by = 0;  // the signal that cut the session short, or 0
 
   Verdict overall() const {
     Verdict v = Verdict::kPass;

@@ -1,23 +1,85 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
+
+#include <fmt/format.h>
 
 #include "stress/report.h"
 
 namespace rwstress {
 
-std::string write_report_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return "cannot write '" + tmp + "'";
-    out << text;
-    if (!out.flush()) return "cannot write '" + tmp + "'";
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return "cannot rename '" + tmp + "' to '" + path + "'";
+namespace {
+
+// Writes all of `text` to fd; "" or why not (a full disk is the usual why).
+std::string write_all(int fd, const std::string& text, const std::string& shown) {
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    ssize_t n = write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fmt::format("cannot write '{}': {}", shown, std::strerror(n < 0 ? errno : EIO));
+    p += n;
+    left -= std::size_t(n);
   }
   return "";
+}
+
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A device, a pipe or a symlink (to /dev/stdout, or a file the user keeps
+// elsewhere) is written through, in place: renaming over it would replace
+// /dev/null or the link itself with a regular file.
+std::string write_in_place(const std::string& path, const std::string& text) {
+  int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0 && errno == EINVAL) fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return fmt::format("cannot open '{}': {}", path, std::strerror(errno));
+  std::string err = write_all(fd, text, path);
+  if (close(fd) != 0 && err.empty())
+    err = fmt::format("cannot write '{}': {}", path, std::strerror(errno));
+  return err;
+}
+
+}  // namespace
+
+std::string write_report_file(const std::string& path, const std::string& text) {
+  if (path.empty()) return "an empty path";
+  struct stat st;
+  if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return fmt::format("'{}' is a directory", path);
+    return write_in_place(path, text);
+  }
+  // A fresh temporary beside the target (mkstemp: O_CREAT|O_EXCL, so a name
+  // planted in a shared directory is never followed), then one rename: a
+  // reader sees the old file or the whole new one, never half of it.
+  std::string tmp = directory_of(path) + "/." + base_name(path) + ".XXXXXX";
+  int fd = mkstemp(tmp.data());
+  if (fd < 0) return fmt::format("cannot create a file in '{}': {}", directory_of(path),
+                                 std::strerror(errno));
+  const mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);  // as an ordinary create would, not mkstemp's 0600
+  std::string err = write_all(fd, text, path);
+  if (err.empty() && fsync(fd) != 0)
+    err = fmt::format("cannot write '{}': {}", path, std::strerror(errno));
+  if (close(fd) != 0 && err.empty())
+    err = fmt::format("cannot write '{}': {}", path, std::strerror(errno));
+  if (err.empty() && std::rename(tmp.c_str(), path.c_str()) != 0)
+    err = fmt::format("cannot replace '{}': {}", path, std::strerror(errno));
+  if (!err.empty()) unlink(tmp.c_str());
+  return err;
 }
 
 }  // namespace rwstress

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "platform/cpu_relax.h"
+#include "stress/interrupt.h"
 
 namespace rwstress {
 
@@ -43,7 +44,10 @@ RunShared::RunShared(const Scenario& s)
       slots(new WorkerSlot[size_t(s.threads())]),
       violations(s.fail_fast ? &stop : nullptr) {}
 
-ThreadUsage::ThreadUsage() { getrusage(RUSAGE_THREAD, &start_); }
+ThreadUsage::ThreadUsage()
+    : wall_start_(Clock::now()), sched_start_(read_thread_sched_times()) {
+  getrusage(RUSAGE_THREAD, &start_);
+}
 
 void ThreadUsage::finish(ThreadResult& r) const {
   rusage end;
@@ -55,6 +59,12 @@ void ThreadUsage::finish(ThreadResult& r) const {
   r.sys_s = seconds(start_.ru_stime, end.ru_stime);
   r.voluntary_csw = std::uint64_t(end.ru_nvcsw - start_.ru_nvcsw);
   r.involuntary_csw = std::uint64_t(end.ru_nivcsw - start_.ru_nivcsw);
+  r.wall_s = std::chrono::duration<double>(Clock::now() - wall_start_).count();
+  const std::optional<SchedTimes> sched_end = read_thread_sched_times();
+  if (sched_start_ && sched_end) {
+    r.on_cpu_s = double(sched_end->on_cpu_ns - sched_start_->on_cpu_ns) / 1e9;
+    r.runq_wait_s = double(sched_end->runq_wait_ns - sched_start_->runq_wait_ns) / 1e9;
+  }
 }
 
 std::uint64_t thread_seed(std::uint64_t run_seed, int index) {
@@ -62,6 +72,20 @@ std::uint64_t thread_seed(std::uint64_t run_seed, int index) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
+}
+
+double spin_turn_ns() {
+  static const double ns = [] {
+    constexpr std::uint64_t kTurns = 1 << 22;
+    double best = 1e9;
+    for (int i = 0; i < 3; ++i) {  // the fastest of three: preemption only adds
+      Clock::time_point t0 = Clock::now();
+      spin_work(kTurns);
+      best = std::min(best, std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+    }
+    return best / double(kTurns);
+  }();
+  return ns;
 }
 
 bool worker_start(RunShared& shared, int index) {
@@ -102,9 +126,13 @@ std::vector<std::string> hang_report(RunShared& s, const std::vector<ThreadWatch
   for (int i = 0; i < s.scenario.threads(); ++i) {
     const WorkerSlot& slot = s.slots[i];
     double secs = std::chrono::duration<double>(now - watch[size_t(i)].since).count();
-    lines.push_back(fmt::format("thread {} ({}, cpu {}): {} for {:.2f}s, {} ops done", i,
-                                role_name(slot.result.role), slot.result.cpu,
-                                phase_name(slot.phase.load()), secs, slot.ops.load()));
+    // A mutex or semaphore thread has no role to name: "holder" would read
+    // as if it held the lock while it waits in lock/down.
+    const Role role = slot.result.role;
+    lines.push_back(fmt::format("thread {} ({}cpu {}): {} for {:.2f}s, {} ops done", i,
+                                role == Role::kHolder ? "" : fmt::format("{}, ", role_name(role)),
+                                slot.result.cpu, phase_name(slot.phase.load()), secs,
+                                slot.ops.load()));
   }
   return lines;
 }
@@ -148,7 +176,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   const Clock::time_point end = start + sc.duration;
   while (!s.stop.load()) {
     Clock::time_point now = Clock::now();
-    if (now >= end) break;
+    if (now >= end || interrupt_signal() != 0) break;
     std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(tick, end - now));
     if (sample(Clock::now())) {
       hung = true;
@@ -156,23 +184,38 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     }
   }
   Clock::time_point stopped = Clock::now();
+  // Only a --fail-fast violation (or a failed binding) sets the flag before
+  // the driver does.
+  result.stopped_at_violation = s.stop.load() && !hung && s.violations.count() > 0;
   s.stop.store(true);
 
-  // Every worker must notice the stop flag within the watchdog time; one that
-  // does not is stuck inside the lock.
-  Clock::time_point join_deadline = stopped + sc.watchdog;
-  auto all_done = [&] {
-    for (int i = 0; i < n; ++i)
-      if (s.slots[i].phase.load() != Phase::kDone) return false;
-    return true;
+  // Every worker must notice the stop flag; one that makes no progress for
+  // the watchdog time is stuck inside the lock. The clock restarts whenever
+  // a worker finishes or completes a pass: thousands of threads on a few
+  // CPUs may take longer than the watchdog to drain through a FIFO lock,
+  // each of them still moving.
+  auto done_count = [&] {
+    int done = 0;
+    for (int i = 0; i < n; ++i) done += s.slots[i].phase.load() == Phase::kDone;
+    return done;
   };
-  while (!hung && !all_done()) {
+  int done = done_count();
+  Clock::time_point join_deadline = stopped + sc.watchdog;
+  std::uint64_t join_total = last_total;
+  while (!hung && done < n) {
     Clock::time_point now = Clock::now();
+    sample(now);
+    const int now_done = done_count();
+    if (now_done > done || last_total != join_total) {
+      done = now_done;
+      join_total = last_total;
+      join_deadline = now + sc.watchdog;
+    }
+    if (done == n) break;
     if (now >= join_deadline) {
       hung = true;
       break;
     }
-    sample(now);
     std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(tick, join_deadline - now));
   }
 
@@ -199,6 +242,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     if (s.slots[i].phase.load(std::memory_order_acquire) == Phase::kDone) {
       t = s.slots[i].result;
     } else {
+      ++result.stuck_threads;
       t.role = s.slots[i].result.role;
       t.cpu = s.slots[i].result.cpu;
     }

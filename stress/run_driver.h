@@ -16,10 +16,12 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "platform/sched_stat.h"
 #include "stress/checkers.h"
 #include "stress/run_result.h"
 #include "stress/scenario.h"
@@ -74,7 +76,8 @@ struct RunShared {
   std::string bind_error;
 };
 
-// The calling thread's CPU time and context switches from construction to
+// The calling thread's CPU time, context switches, wall time and scheduler
+// accounting (on a CPU / runnable in a run queue) from construction to
 // finish(), into its ThreadResult.
 class ThreadUsage {
  public:
@@ -83,6 +86,8 @@ class ThreadUsage {
 
  private:
   rusage start_;
+  std::chrono::steady_clock::time_point wall_start_;
+  std::optional<SchedTimes> sched_start_;
 };
 
 // Derives worker `index`'s private random stream from the run seed
@@ -101,6 +106,9 @@ inline void spin_work(std::uint64_t loops) {
   if (loops != 0) [[unlikely]]
     for (std::uint64_t i = 0; i < loops; ++i) asm volatile("");
 }
+
+// What one spin_work turn costs on this CPU, in ns (measured once, a few ms).
+double spin_turn_ns();
 
 // Driver side: releases the workers, watches progress until the duration
 // ends, a violation stops a --fail-fast run, or nothing moves for the

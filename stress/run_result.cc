@@ -26,6 +26,12 @@ int exit_code_of(Verdict v) {
 
 Verdict worse(Verdict a, Verdict b) { return int(a) >= int(b) ? a : b; }
 
+std::string violation_source(int thread) {
+  if (thread == kProbeThread) return "semantics probe";
+  if (thread == kAfterRunThread) return "after-run check";
+  return "thread " + std::to_string(thread);
+}
+
 const char* role_name(Role r) {
   switch (r) {
     case Role::kReader: return "reader";

@@ -41,11 +41,17 @@ inline std::ostream& operator<<(std::ostream& os, ViolationKind k) {
   return os << violation_kind_name(k);
 }
 
+// Violation::thread for the checks that are not a worker.
+inline constexpr int kProbeThread = -1;       // the semantics probe, before the run
+inline constexpr int kAfterRunThread = -2;    // the final-state checks, after every worker left
+
 struct Violation {
   ViolationKind kind;
-  int thread;  // worker index, or -1 for the semantics probe / final check
+  int thread;  // worker index, kProbeThread or kAfterRunThread
   std::string detail;
 };
+// "thread 3", "semantics probe" or "after-run check".
+std::string violation_source(int thread);
 
 struct ThreadResult {
   Role role = Role::kReader;
@@ -61,6 +67,11 @@ struct ThreadResult {
   double sys_s = 0;
   std::uint64_t voluntary_csw = 0;    // the thread blocked (futex sleep, nanosleep)
   std::uint64_t involuntary_csw = 0;  // the scheduler preempted it
+  // Over the same span: wall time, and (from schedstat; -1 where the kernel
+  // does not keep it) time on a CPU and time runnable but waiting for one.
+  double wall_s = 0;
+  double on_cpu_s = -1;
+  double runq_wait_s = -1;
   // --inject: per spec and point, how often the injector fired and how
   // often the point was visited (empty without injection).
   std::vector<std::array<std::uint64_t, kInjectPointCount>> inject_fired, inject_visits;
@@ -120,11 +131,13 @@ struct RunResult {
   std::vector<Violation> first_violations;  // the first few of each kind, in the order seen
 
   std::vector<std::string> starved;  // "thread 4 (writer): 12 ops, 0.001% of the mean"
+  int starved_by_cause[3] = {};      // indexed by StarvationCause (stats.h)
   std::vector<std::string> notes;
   std::vector<std::string> hang_report;  // one line per thread when HANG
   std::string error;                     // a run that could not start (binding failed)
   std::string known_issue;                 // the lock's known library bug, if any
   std::vector<InjectionCount> injections;  // --inject firing counts
+  int stuck_threads = 0;  // HANG: workers never joined (their counts are not in the totals)
   std::uint64_t schedule_digest = 0;       // --inject: see injectors/injection.h
 
   // --lockstat / --hist: the workers' acquisitions merged (empty otherwise),
@@ -135,6 +148,10 @@ struct RunResult {
   double clock_overhead_ns = 0;
 
   Verdict verdict = Verdict::kPass;
+  bool interrupted = false;  // SIGINT/SIGTERM/SIGHUP cut this run short
+  // --fail-fast: the first violation stopped the run. It decides the
+  // verdict (FAIL) even when a thread then cannot leave the lock.
+  bool stopped_at_violation = false;
 
   double ops_per_s() const { return duration_s > 0 ? double(reads + writes) / duration_s : 0; }
 };

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "stress/registry.h"
+#include "stress/run_driver.h"
 
 namespace rwstress {
 
@@ -101,14 +102,93 @@ bool caught(const BustedCase& c, Verdict v) {
 
 constexpr const char* kRow = "{:<26} {:<42} {:<8} {:<8} {:>8}  {}";
 
+// The shapes a control runs: the CLI's defaults (4R+2W; 4 threads, count 2)
+// and the ones that stress a fairness promise (2R+1W: one writer against a
+// reader per CPU; a semaphore of count 1), with and without --sched. A false
+// STARVED, HANG or FAIL on a correct lock in any of them is a harness bug.
+struct ControlShape {
+  int readers;  // rwlocks only
+  int writers;  // writers, or the threads of a mutex or semaphore
+  int count;    // semaphores only
+  bool sched;
+};
+
+std::vector<ControlShape> control_shapes(Family f) {
+  switch (f) {
+    case Family::kRwlock:
+      return {{2, 1, 0, false}, {2, 1, 0, true}, {4, 2, 0, false}, {4, 2, 0, true}};
+    case Family::kSemaphore:
+      return {{0, 4, 2, false}, {0, 4, 1, false}, {0, 4, 1, true}};
+    case Family::kMutex: return {{0, 4, 0, false}, {0, 4, 0, true}, {0, 2, 0, false}};
+  }
+  return {};
+}
+
+// Every correct lock in every control shape, `repeats` times; returns how
+// many runs were flagged.
+int run_controls(const SelftestOptions& opt, const Topology& topology,
+                 const std::function<void(const std::string&)>& print) {
+  const auto run_time = opt.short_form ? std::chrono::milliseconds(100)
+                                       : std::chrono::milliseconds(300);
+  const int repeats = opt.short_form ? 1 : 3;
+  const std::vector<int> cpus = topology.placement_order(Placement::kCompact);
+  print("");
+  print(fmt::format("correct locks as controls: {} ms per shape, {} run{} each; any verdict but "
+                    "PASS is flagged",
+                    run_time.count(), repeats, repeats == 1 ? "" : "s"));
+  print(fmt::format("{:<26} {:<14} {:<30} {:>8}  {}", "LOCK", "TEST", "OBSERVED", "SECONDS",
+                    "RESULT"));
+  int failures = 0;
+  for (const LockEntry& e : lock_registry()) {
+    if (e.meta.busted) continue;
+    for (const ControlShape& shape : control_shapes(e.meta.family)) {
+      Scenario sc;
+      sc.family = e.meta.family;
+      sc.readers = shape.readers;
+      sc.writers = shape.writers;
+      sc.count = std::max(shape.count, 1);
+      sc.sched = shape.sched;
+      sc.duration = run_time;
+      sc.watchdog = std::chrono::seconds(5);
+      sc.plan = topology.plan(sc.threads(), cpus);
+      sc.topology = &topology;
+      std::string observed;
+      int flagged = 0, known = 0;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < repeats; ++i) {
+        sc.seed = thread_seed(opt.seed, i);
+        const Verdict v = e.run(sc, e.meta).verdict;
+        observed += fmt::format("{}{}", i ? " " : "", verdict_name(v));
+        if (v == Verdict::kPass) continue;
+        if (v == Verdict::kHang && !e.meta.known_issue.empty())
+          ++known;
+        else
+          ++flagged;
+      }
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      failures += flagged;
+      std::string test = e.meta.family == Family::kRwlock
+                             ? fmt::format("{}R+{}W", sc.readers, sc.writers)
+                         : e.meta.family == Family::kSemaphore
+                             ? fmt::format("{}T/c{}", sc.writers, sc.count)
+                             : fmt::format("{}T", sc.writers);
+      if (sc.sched) test += " sched";
+      print(fmt::format("{:<26} {:<14} {:<30} {:>8.2f}  {}", e.meta.name, test, observed, secs,
+                        flagged ? "FLAGGED"
+                        : known ? "known library bug (rwstress list)"
+                                : "ok"));
+    }
+  }
+  return failures;
+}
+
 }  // namespace
 
 int run_selftest(const SelftestOptions& opt, const Topology& topology,
                  const std::function<void(const std::string&)>& print) {
   using Clock = std::chrono::steady_clock;
   const auto cap = opt.short_form ? std::chrono::seconds(2) : std::chrono::seconds(5);
-  const auto control_time = opt.short_form ? std::chrono::milliseconds(100)
-                                           : std::chrono::milliseconds(300);
   const std::vector<int> cpus = topology.placement_order(Placement::kCompact);
   int failures = 0;
 
@@ -192,33 +272,7 @@ int run_selftest(const SelftestOptions& opt, const Topology& topology,
     }
   }
 
-  print("");
-  print(fmt::format("correct locks as controls: {} ms each; any verdict but PASS is flagged",
-                    control_time.count()));
-  print(fmt::format("{:<26} {:<10} {:<8} {:<8}  {}", "LOCK", "TEST", "OBSERVED", "SECONDS",
-                    "RESULT"));
-  for (const LockEntry& e : lock_registry()) {
-    if (e.meta.busted) continue;
-    // One thread per CPU: the fairness promises of spinning locks assume
-    // their waiters are not preempted, so controls are not oversubscribed.
-    Scenario sc = base(e.meta.family);
-    const int n = std::max(2, int(cpus.size()));
-    sc.readers = e.meta.family == Family::kRwlock ? n - 1 : 0;
-    sc.writers = e.meta.family == Family::kRwlock ? 1 : n;
-    sc.duration = control_time;
-    sc.watchdog = std::chrono::seconds(5);
-    double secs = 0;
-    RunResult r = run_timed(e.run, e.meta, sc, &secs);
-    bool ok = r.verdict == Verdict::kPass;
-    const bool known = !ok && r.verdict == Verdict::kHang && !e.meta.known_issue.empty();
-    if (!ok && !known) ++failures;
-    std::string shape = e.meta.family == Family::kRwlock
-                            ? fmt::format("{}R+{}W", sc.readers, sc.writers)
-                            : fmt::format("{}T", sc.writers);
-    print(fmt::format("{:<26} {:<10} {:<8} {:<8.2f}  {}", e.meta.name, shape,
-                      verdict_name(r.verdict), secs,
-                      ok ? "ok" : known ? "known library bug (rwstress list)" : "FLAGGED"));
-  }
+  failures += run_controls(opt, topology, print);
   print("");
   print(failures == 0 ? "selftest: every busted lock caught, no control flagged -> PASS"
                       : fmt::format("selftest: {} problem(s) -> FAIL", failures));

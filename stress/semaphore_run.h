@@ -128,10 +128,10 @@ void check_count_restored(Lock& lock, int count, ViolationLog& log) {
     bool refused_extra = false;
     int taken = drain_and_restore(lock, count, &refused_extra);
     if (taken < count)
-      log.report(ViolationKind::kSemaphoreCount, -1,
+      log.report(ViolationKind::kSemaphoreCount, kAfterRunThread,
                  fmt::format("after the run only {} of the {} units could be taken", taken, count));
     if (!refused_extra)
-      log.report(ViolationKind::kSemaphoreCount, -1,
+      log.report(ViolationKind::kSemaphoreCount, kAfterRunThread,
                  fmt::format("after the run more than {} units could be taken", count));
   }
 }

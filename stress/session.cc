@@ -1,11 +1,17 @@
 #include "stress/session.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include <fmt/format.h>
 
+#include "platform/printable.h"
+#include "stress/interrupt.h"
 #include "stress/registry.h"
 #include "stress/run_driver.h"
 
@@ -39,24 +45,52 @@ SessionReport::SessionReport(const RunConfig& cfg, const Topology& topology, std
   report.host_cpus = topology.allowed_cpu_count();
 }
 
+namespace {
+
+// A device, a pipe or a terminal (--json /dev/stdout) takes one document, at
+// the end: rewriting it after every run would write it many times over.
+bool is_stream(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
 std::string SessionReport::open() {
   const RunConfig& c = report.config;
-  if (!c.json_path.empty()) {
-    std::string err = write_json_report(report, c.json_path);
-    if (!err.empty()) return "--json: " + err;
-  }
-  for (const std::string* path : {&c.csv_path, &c.junit_path}) {
+  // Each requested file starts as a valid document with no runs (an empty
+  // JUnit file is not XML): a session killed before its first run still
+  // leaves files that parse.
+  const std::pair<const char*, const std::string*> files[] = {
+      {"--json", &c.json_path}, {"--csv", &c.csv_path}, {"--junit", &c.junit_path}};
+  for (auto [flag, path] : files) {
     if (path->empty()) continue;
-    std::string err = write_report_file(*path, "");
-    if (!err.empty()) return err;
+    std::string err;
+    if (is_stream(*path))
+      err = access(path->c_str(), W_OK) == 0 ? "" : fmt::format("cannot write '{}'", *path);
+    else
+      err = write_report_file(*path, report_text(flag));
+    if (!err.empty()) return fmt::format("{}: {}", flag, err);
   }
+  last_json_write_ = std::chrono::steady_clock::now();
   return "";
+}
+
+std::string SessionReport::report_text(std::string_view flag) const {
+  if (flag == "--json") return json_report_text(report);
+  if (flag == "--csv") return csv_report_text(report);
+  return junit_report_text(report);
 }
 
 std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point,
                                const PrintFn& print) {
   for (const LockEntry* entry : cfg.locks) {
     for (int rep = 0; rep < cfg.repeat; ++rep) {
+      if (interrupt_signal() != 0) {
+        report.interrupted_by = interrupt_signal();
+        stopped_ = true;
+        return "";
+      }
       Scenario sc = cfg.scenario_for(entry->meta);
       sc.seed = repeat_seed(cfg.seed, rep);
       sc.plan = topology_.plan(sc.threads(), point.cpus);
@@ -71,17 +105,21 @@ std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point,
       r.placement = placement_name(cfg.placement);
       r.sweep_cpus = point.sweep_cpus;
       r.oversubscribed = point.oversubscribed;
+      if (int sig = interrupt_signal()) {
+        r.interrupted = true;
+        report.interrupted_by = sig;
+        r.notes.push_back(fmt::format("interrupted by {} after {:.2f}s of {}",
+                                      interrupt_signal_name(sig), r.duration_s,
+                                      format_duration(sc.duration)));
+      }
       std::string row = console_row(r);
       if (cfg.repeat > 1) row += fmt::format("  #{}", rep + 1);
       print(row);
       for (const auto& line : console_details(r, cfg.verbose, cfg.rusage)) print(line);
       any_hang_ |= r.verdict == Verdict::kHang;
-      const bool stop = cfg.fail_fast && r.verdict != Verdict::kPass;
+      const bool stop = r.interrupted || (cfg.fail_fast && r.verdict != Verdict::kPass);
       report.runs.push_back(std::move(r));
-      if (!report.config.json_path.empty()) {
-        std::string err = write_json_report(report, report.config.json_path);
-        if (!err.empty()) std::fprintf(stderr, "rwstress: warning: --json: %s\n", err.c_str());
-      }
+      keep_json_current();
       if (stop) {
         stopped_ = true;
         return "";
@@ -91,34 +129,83 @@ std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point,
   return "";
 }
 
+// Rewriting the whole document costs O(runs), so with --repeat 1000 a
+// rewrite after every run is O(n^2). It is rewritten when the last rewrite
+// is older than a second, or four times as old as that rewrite took, which
+// bounds its share of the wall time to about a fifth; finish() writes the
+// last state. A kill -9 loses at most the runs of the last second or so.
+void SessionReport::keep_json_current() {
+  const std::string& path = report.config.json_path;
+  if (path.empty() || is_stream(path)) return;
+  using namespace std::chrono;
+  const auto now = steady_clock::now();
+  if (now - last_json_write_ < std::max<steady_clock::duration>(seconds(1), json_write_cost_ * 4))
+    return;
+  std::string err = write_json_report(report, path);
+  const auto done = steady_clock::now();
+  json_write_cost_ = done - now;
+  last_json_write_ = done;
+  if (!err.empty()) write_errors_.push_back("--json: " + err);
+}
+
 int SessionReport::finish(const PrintFn& print) {
-  write_extra_reports(report, print);
-  print(console_final_line(report));
+  if (report.interrupted_by == 0 && interrupt_signal() != 0) report.interrupted_by = interrupt_signal();
+  const std::string& json = report.config.json_path;
+  if (!json.empty()) {
+    std::string err = write_json_report(report, json);
+    if (!err.empty()) write_errors_.push_back("--json: " + err);
+  }
+  for (std::string& err : write_extra_reports(report, print)) write_errors_.push_back(std::move(err));
+  std::string last = console_final_line(report);
+  if (report.interrupted_by)
+    last += fmt::format(" (interrupted by {}: {} run{} reported)",
+                        interrupt_signal_name(report.interrupted_by), report.runs.size(),
+                        report.runs.size() == 1 ? "" : "s");
+  print(last);
+  // Results that did not reach a file, or the terminal, are lost: that is
+  // an error exit, never a quiet 0.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    write_errors_.push_back(fmt::format("cannot write the results to standard output: {}",
+                                        std::strerror(errno ? errno : EIO)));
   int code = exit_code_of(report.overall());
+  std::sort(write_errors_.begin(), write_errors_.end());
+  write_errors_.erase(std::unique(write_errors_.begin(), write_errors_.end()), write_errors_.end());
+  for (const std::string& err : write_errors_) {
+    std::fprintf(stderr, "rwstress: error: %s\n", printable(err).c_str());
+    code = std::max(code, kWriteErrorExit);
+  }
+  if (report.interrupted_by) code = 128 + report.interrupted_by;
   if (any_hang_) _exit(code);
   return code;
 }
 
-void write_extra_reports(const Report& report, const PrintFn& print) {
+std::vector<std::string> write_extra_reports(const Report& report, const PrintFn& print) {
   const RunConfig& c = report.config;
-  auto file = [&](const std::string& what, const std::string& path, const std::string& text) {
+  std::vector<std::string> errors;
+  auto file = [&](const std::string& what, const std::string& flag, const std::string& path,
+                  const std::string& text) {
     if (path.empty()) return;
     std::string err = write_report_file(path, text);
-    if (err.empty()) {
+    if (err.empty())
       print(fmt::format("{} written to {}", what, path));
-    } else {
-      print(fmt::format("rwstress: warning: {}: {}", what, err));
-    }
+    else
+      errors.push_back(fmt::format("{}: {}", flag, err));
   };
-  file("CSV", c.csv_path, csv_report_text(report));
-  file("JUnit XML", c.junit_path, junit_report_text(report));
+  file("CSV", "--csv", c.csv_path, csv_report_text(report));
+  file("JUnit XML", "--junit", c.junit_path, junit_report_text(report));
   if (!c.plot_prefix.empty()) {
     const auto lines = write_histogram_plots(report, c.plot_prefix);
-    for (const std::string& line : lines) print(line);
+    for (const std::string& line : lines) {
+      if (line.rfind("rwstress: error: ", 0) == 0)
+        errors.push_back(line.substr(17));
+      else
+        print(line);
+    }
     if (lines.empty() && report.kind == "run")
       print("note: --plot: a run plots its --hist histograms, and there are none; throughput "
             "per CPU count comes from rwstress sweep");
   }
+  return errors;
 }
 
 }  // namespace rwstress

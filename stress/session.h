@@ -4,9 +4,11 @@
 // collected into one SessionReport.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "platform/topology.h"
@@ -40,22 +42,36 @@ class SessionReport {
   bool stopped() const { return stopped_; }  // --fail-fast stopped a session
   // Writes CSV/JUnit/plots, prints the final line, returns the exit code.
   // After a HANG it leaves through _exit: stuck threads cannot be joined.
+  // A report that could not be written, or a standard output that failed,
+  // is an error line and at least kWriteErrorExit. After SIGINT/SIGTERM/
+  // SIGHUP the code is 128 + the signal, every report marked interrupted.
   int finish(const PrintFn& print);
 
   Report report;
 
  private:
+  std::string report_text(std::string_view flag) const;
+  void keep_json_current();
+
   const Topology& topology_;
   bool any_hang_ = false;
   bool stopped_ = false;
+  std::vector<std::string> write_errors_;
+  std::chrono::steady_clock::time_point last_json_write_{};
+  std::chrono::steady_clock::duration json_write_cost_{};
 };
+
+// The exit code when a requested report could not be written (as bad input:
+// the user's path or disk, not the lock, is at fault).
+inline constexpr int kWriteErrorExit = 2;
 
 // The configuration part of run `r` of scenario `sc` that compare matches by.
 std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResult& r);
 
 // Writes the files a RunConfig asks for besides --json (CSV, JUnit, plots)
-// and prints one line per file, or a warning where one could not be written.
-void write_extra_reports(const Report& report, const PrintFn& print);
+// and prints one line per file written; returns one line per file that
+// could not be.
+std::vector<std::string> write_extra_reports(const Report& report, const PrintFn& print);
 
 // The run seed of repeat `i` (0 keeps the seed itself).
 std::uint64_t repeat_seed(std::uint64_t seed, int i);

@@ -19,12 +19,28 @@ double jain_index(const std::vector<std::uint64_t>& values);
 inline constexpr double kStarvedShare = 1000.0;
 inline constexpr std::uint64_t kStarvationMinOps = 10000;
 
+// Why a thread got so little. Only kLock can break a fairness promise: a
+// thread the OS did not run cannot be blamed on the lock.
+enum class StarvationCause {
+  kLock,        // it was blocked or spinning in the lock while others ran
+  kScheduler,   // runnable but not running: at least kRunqShare of its time in a
+                // run queue and under kCpuShare on a CPU (another thread had it)
+  kNeverRan,    // it never entered its loop between the start and the stop flag
+};
+inline constexpr double kRunqShare = 0.5;
+inline constexpr double kCpuShare = 0.25;
+const char* starvation_cause_text(StarvationCause c);
+
 struct StarvedThread {
   int thread;
   Role role;
   std::uint64_t ops;
   double share_of_mean;  // ops / mean ops per thread
+  StarvationCause cause;
 };
+
+// kLock unless schedstat says the OS held the thread back (see above).
+StarvationCause starvation_cause(const ThreadResult& t);
 
 std::vector<StarvedThread> find_starved_threads(const std::vector<ThreadResult>& threads);
 

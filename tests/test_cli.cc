@@ -309,3 +309,42 @@ BOOST_AUTO_TEST_CASE(binary_list_shows_every_lock) {
   for (const char* family : {"rwlock:", "semaphore:", "mutex:", "busted"})
     BOOST_TEST(r.out.find(family) != std::string::npos, family);
 }
+
+// What must produce a false HANG, and values that used to slip through
+// (wrapped, truncated or empty), are refused with one line each.
+BOOST_AUTO_TEST_CASE(what_must_give_a_false_verdict_or_wraps_is_refused) {
+  const std::vector<std::vector<std::string>> refused = {
+      {"--watchdog", "2", "--inject", "sleep@in-cs:p=0.01,uniform(1ms,60s)"},  // uniform's high end
+      {"--inject", "delay@in-cs:p=0.001,fixed(30s)"},                            // delay pauses too
+      {"--watchdog", "2", "--inject", "delay@in-cs:exp(100ms)"},  // exp is cut at 20 means: 2s
+      {"--watchdog", "1s", "--inject", "delay@before-acquire+in-cs+before-release:fixed(200ms)"},
+      {"--watchdog", "1ms"},
+      {"--watchdog", "5ms"},
+      {"--cs-read", "4294967296"},
+      {"--seed", "-1"},
+      {"--seed", ""},
+      {"--seed", "18446744073709551616"},
+      {"--cpus", ""},
+      {"--json", ""},
+      {"--inject", "yield@in-cs:every=-1"},
+      {"--inject", "yield@in-cs:every=99999999999999999999999"},
+      {"--seed", "1\n2"},
+      {"--lock", "xadd\nrm -rf /"},
+      {"compare", "a.json", "b.json", "--alpha", "nan"},
+  };
+  for (auto args : refused) {
+    if (args[0] != "compare") args.insert(args.begin(), {"--lock", "xadd"});
+    CliOutcome o = parse(args);
+    std::string shown;
+    for (const auto& a : args) shown += a + " ";
+    BOOST_TEST(one_line_error(o), shown << "-> " << o.output);
+  }
+  // The largest seed and every= count still parse; a pause under half the
+  // watchdog is accepted.
+  BOOST_TEST(parse({"--seed", "18446744073709551615"}).config.seed == UINT64_MAX);
+  BOOST_TEST(parse({"--seed", "0xffffffffffffffff"}).config.seed == UINT64_MAX);
+  BOOST_TEST((parse({"--inject", "yield@in-cs:every=18446744073709551615"}).action == CliAction::kRun));
+  BOOST_TEST((parse({"--watchdog", "2", "--inject", "sleep@in-cs:uniform(1ms,900ms)"}).action ==
+              CliAction::kRun));
+  BOOST_TEST((parse({"--watchdog", "100ms"}).action == CliAction::kRun));
+}

@@ -252,6 +252,41 @@ BOOST_AUTO_TEST_CASE(welch_t_test_by_hand) {
   BOOST_TEST(w.p == 1.0);
   w = welch_test(Sample{{3, 3}}, Sample{{4, 4}});
   BOOST_TEST(w.p == 0.0);
+  // Sums that overflow give no test, not NaN degrees of freedom (which made
+  // Boost.Math throw): figures near the largest double.
+  BOOST_TEST(!welch_test(Sample{{1.7e308, 1.6e308}}, Sample{{1.69e308, 1.5e308}}).valid);
+}
+
+// Files no rwstress wrote, each one line and exit 2, never an abort.
+BOOST_AUTO_TEST_CASE(binary_compare_refuses_hostile_files) {
+  const std::string base = "/tmp/rwstress_hostile_" + std::to_string(getpid());
+  test::ProcessResult r = test::run_rwstress("--lock ticket --threads 2 --duration 100ms --repeat 2 "
+                                             "--seed 1 --json " + base + "-ok.json");
+  BOOST_REQUIRE(r.exit_code == 0);
+  const std::string ok = test::slurp(base + "-ok.json");
+  auto variant = [&](const std::string& name, const std::string& from, const std::string& to) {
+    std::string text = ok;
+    const auto at = text.find(from);
+    BOOST_REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    std::ofstream(base + name) << text;
+    return base + name;
+  };
+  const std::vector<std::string> hostile = {
+      variant("-e999.json", "\"ops_per_s\": ", "\"ops_per_s\": 1e999, \"x\": "),
+      variant("-huge.json", "\"ops_per_s\": ", "\"ops_per_s\": 1.7e308, \"x\": "),
+      variant("-schema.json", "\"schema\": 1", "\"schema\": 4294967297"),
+      variant("-type.json", "\"reads\": ", "\"reads\": \"many\", \"x\": "),
+      "/tmp",
+      base + "-missing.json",
+  };
+  for (const std::string& bad : hostile) {
+    r = test::run_rwstress("compare " + base + "-ok.json " + bad);
+    BOOST_TEST(r.exit_code == 2, bad << ": " << r.err);
+    BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, bad << ": " << r.err);
+    std::remove(bad.c_str());
+  }
+  std::remove((base + "-ok.json").c_str());
 }
 
 BOOST_AUTO_TEST_CASE(golden_lockstat_table) {

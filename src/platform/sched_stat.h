@@ -1,0 +1,23 @@
+// Where the calling thread's time went, as the scheduler accounts it:
+// /proc/thread-self/schedstat (Linux 4.x+, CONFIG_SCHED_INFO) gives the
+// nanoseconds it ran on a CPU and the nanoseconds it sat runnable in a run
+// queue waiting for one. The rest of its wall time it was blocked (a futex
+// sleep, nanosleep). The harness uses the run-queue share to tell a thread
+// that a lock kept waiting from one that the OS never gave a CPU.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+namespace rwstress {
+
+struct SchedTimes {
+  std::uint64_t on_cpu_ns = 0;
+  std::uint64_t runq_wait_ns = 0;
+};
+
+// The calling thread's totals so far, or nothing where the kernel does not
+// keep them.
+std::optional<SchedTimes> read_thread_sched_times();
+
+}  // namespace rwstress

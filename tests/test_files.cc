@@ -1,0 +1,170 @@
+// Reports that survive hostile paths, signals, full disks and failed
+// standard output: each case as a user (or an attacker sharing a directory)
+// would meet it, through the binary where it matters.
+#define BOOST_TEST_MODULE test_files
+#include <boost/test/unit_test.hpp>
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "stress/report.h"
+#include "tests/test_support.h"
+
+using namespace rwstress;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh directory under /tmp for one test, removed at the end.
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
+    path = fs::temp_directory_path() / ("rwstress_files_" + std::to_string(getpid()) + "_" +
+                                        std::to_string(counter()++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
+  static int& counter() {
+    static int n = 0;
+    return n;
+  }
+};
+
+bool is_char_device(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(a_device_is_written_in_place_not_replaced) {
+  BOOST_REQUIRE(is_char_device("/dev/null"));
+  BOOST_TEST(write_report_file("/dev/null", "{}\n") == "");
+  BOOST_TEST(is_char_device("/dev/null"));
+}
+
+BOOST_AUTO_TEST_CASE(a_symlink_is_written_through_and_kept) {
+  ScratchDir dir;
+  std::ofstream(dir / "target.json") << "old";
+  fs::create_symlink(dir / "target.json", dir / "link.json");
+  BOOST_TEST(write_report_file(dir / "link.json", "new") == "");
+  BOOST_TEST(fs::is_symlink(dir / "link.json"));
+  BOOST_TEST(test::slurp(dir / "target.json") == "new");
+}
+
+BOOST_AUTO_TEST_CASE(a_planted_temporary_name_is_never_followed) {
+  ScratchDir dir;
+  std::ofstream(dir / "victim") << "victim";
+  // The names an older writer used, and the ones a guesser would try.
+  for (const char* name : {"out.json.tmp", ".out.json.tmp", ".out.json.XXXXXX"})
+    fs::create_symlink(dir / "victim", dir / name);
+  BOOST_TEST(write_report_file(dir / "out.json", "{}") == "");
+  BOOST_TEST(test::slurp(dir / "victim") == "victim");
+  BOOST_TEST(test::slurp(dir / "out.json") == "{}");
+  const bool others_read =
+      (fs::status(dir / "out.json").permissions() & fs::perms::others_read) != fs::perms::none;
+  BOOST_TEST(others_read);  // not mkstemp's 0600
+}
+
+BOOST_AUTO_TEST_CASE(a_failed_write_says_why_and_leaves_no_temporary) {
+  ScratchDir dir;
+  BOOST_TEST(write_report_file("/dev/full", "x").find("No space left") != std::string::npos);
+  BOOST_TEST(write_report_file(dir.path.string(), "x").find("is a directory") != std::string::npos);
+  BOOST_TEST(write_report_file(dir / "no/such/dir/out.json", "x") != "");
+  BOOST_TEST(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(binary_json_to_dev_null_and_stdout) {
+  test::ProcessResult r = test::run_rwstress("--lock xadd --duration 100ms --json /dev/null");
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(is_char_device("/dev/null"));
+  ScratchDir dir;
+  const std::string out = dir / "stdout.txt";
+  // --json /dev/stdout: the document once, after the table.
+  test::ProcessResult s = test::run_rwstress("--lock xadd,ticket --duration 100ms --json /dev/stdout");
+  BOOST_TEST(s.exit_code == 0, s.err);
+  BOOST_TEST(std::count(s.out.begin(), s.out.end(), '{') > 0);
+  const auto first = s.out.find("\"rwstress_version\"");
+  BOOST_TEST(first != std::string::npos);
+  BOOST_TEST(s.out.find("\"rwstress_version\"", first + 1) == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(binary_colliding_and_hostile_paths_are_refused_up_front) {
+  ScratchDir dir;
+  const std::string x = dir / "x";
+  for (const std::string& args :
+       {"--json " + x + " --csv " + x, "--json " + x + " --junit " + dir.path.string() + "/./x",
+        std::string("--json ''"), std::string("--csv ''"), std::string("--plot /nonexistent/p"),
+        std::string("--plot 'p`touch PWNED`'")}) {
+    test::ProcessResult r = test::run_rwstress("--lock xadd --duration 5s " + args);
+    BOOST_TEST(r.exit_code == 2, args);
+    BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, args << ": " << r.err);
+    BOOST_TEST(r.out.find("xadd ") == std::string::npos, args);  // nothing ran
+  }
+  BOOST_TEST(!fs::exists("PWNED"));
+}
+
+BOOST_AUTO_TEST_CASE(binary_a_quote_in_a_plot_prefix_stays_a_file_name) {
+  ScratchDir dir;
+  const std::string prefix = dir / "it's";
+  test::ProcessResult r = test::run_rwstress("--lock xadd --duration 100ms --hist hold --plot \"" +
+                                             prefix + "\"");
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  BOOST_TEST(fs::exists(prefix + "-hold.dat"));
+  BOOST_TEST(fs::exists(prefix + "-hold.gp"));
+}
+
+BOOST_AUTO_TEST_CASE(binary_sigint_finishes_every_report_marked_interrupted) {
+  ScratchDir dir;
+  const char* bin = std::getenv("RWSTRESS_BIN");
+  BOOST_REQUIRE(bin);
+  const std::string json = dir / "r.json", csv = dir / "r.csv", xml = dir / "r.xml";
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    std::fflush(stdout);  // or the child flushes our buffered output again
+    pid_t pid = fork();
+    if (pid == 0) {
+      freopen("/dev/null", "w", stdout);
+      execl(bin, "rwstress", "--lock", "xadd,ticket", "--duration", "20s", "--json", json.c_str(),
+            "--csv", csv.c_str(), "--junit", xml.c_str(), nullptr);
+      _exit(127);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    BOOST_TEST(WIFEXITED(status));
+    BOOST_TEST(WEXITSTATUS(status) == 128 + sig);
+    nlohmann::json doc = nlohmann::json::parse(test::slurp(json));
+    BOOST_TEST(doc["interrupted"].is_string());
+    BOOST_REQUIRE(doc["runs"].size() == 1u);  // the run cut short; ticket never started
+    BOOST_TEST(doc["runs"][0]["interrupted"] == true);
+    BOOST_TEST(doc["runs"][0]["duration_s"].get<double>() < 10.0);
+    const std::string c = test::slurp(csv);
+    BOOST_TEST(std::count(c.begin(), c.end(), '\n') == 2);
+    BOOST_TEST(c.find(",yes\n") != std::string::npos);
+    const std::string x = test::slurp(xml);
+    BOOST_TEST(x.find("</testsuites>") != std::string::npos);
+    BOOST_TEST(x.find("name=\"interrupted\"") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(binary_failed_stdout_or_report_is_an_error_exit) {
+  test::ProcessResult r = test::run_rwstress("--lock xadd --duration 100ms");  // the baseline
+  BOOST_TEST(r.exit_code == 0);
+  const char* bin = std::getenv("RWSTRESS_BIN");
+  BOOST_REQUIRE(bin);
+  const std::string cmd = std::string(bin) + " --lock xadd --duration 100ms >/dev/full 2>/dev/null";
+  const int status = std::system(cmd.c_str());
+  BOOST_TEST(WEXITSTATUS(status) == 2);
+}
