@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "stress/checkers.h"
+#include "stress/liveness_probe.h"
 #include "stress/lock_traits.h"
 #include "stress/run_driver.h"
 #include "stress/run_result.h"
@@ -264,11 +265,13 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
       [probe_found, sc, probe] {
         auto box = std::make_shared<LockBox<Lock>>(sc);
         *probe_found = probe(box->lock);
+        for (Violation& v : probe_liveness<Lock>(sc)) probe_found->push_back(std::move(v));
       },
       sc.watchdog);
   if (!probe_finished) {
     result.hang_report.push_back(fmt::format(
-        "semantics probe (trylock/downgrade, two threads) did not finish within {:.1f}s",
+        "semantics probe (trylock/downgrade and admitted waiters, on fresh instances) did not "
+        "finish within {:.1f}s",
         std::chrono::duration<double>(sc.watchdog).count()));
     summarize_run(result);
     return result;

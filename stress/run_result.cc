@@ -51,6 +51,7 @@ const char* violation_kind_name(ViolationKind k) {
     case ViolationKind::kFinalState: return "final-state";
     case ViolationKind::kSemaphoreBound: return "semaphore-bound";
     case ViolationKind::kSemaphoreCount: return "semaphore-count";
+    case ViolationKind::kLostWakeup: return "lost-wakeup";
   }
   return "?";
 }

@@ -34,8 +34,9 @@ enum class ViolationKind {
   kFinalState,       // the lock was not free after every thread left
   kSemaphoreBound,   // more holders inside than the semaphore's count
   kSemaphoreCount,   // the count was not restored after every thread left
+  kLostWakeup,       // a waiter the contract says must be admitted was left waiting
 };
-inline constexpr int kViolationKindCount = 8;
+inline constexpr int kViolationKindCount = 9;
 const char* violation_kind_name(ViolationKind k);
 inline std::ostream& operator<<(std::ostream& os, ViolationKind k) {
   return os << violation_kind_name(k);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <mutex>
 #include <shared_mutex>
 #include <vector>
@@ -152,6 +153,97 @@ class LeakyUpSemaphore {
  private:
   KernelSemaphore<> s_;
   std::atomic<unsigned> ups_{0};
+};
+
+}  // namespace rwstress::test
+
+namespace rwstress::test {
+
+// Condition-variable locks whose wake-ups can be left out, one at a time:
+// each leaves a waiter asleep that the contract says must be admitted, and
+// nothing but a later, unrelated release would wake it. With kNone they are
+// correct (the liveness probe must stay quiet on them).
+enum class ForgottenWake { kNone, kOnRelease, kSecondReader, kOnDowngrade };
+
+template <ForgottenWake kForget>
+class CvRwlock {
+ public:
+  void down_read() {
+    std::unique_lock l(m_);
+    cv_.wait(l, [&] { return !writer_; });
+    ++readers_;
+  }
+  void up_read() {
+    std::unique_lock l(m_);
+    if (--readers_ == 0) cv_.notify_all();
+  }
+  void down_write() {
+    std::unique_lock l(m_);
+    cv_.wait(l, [&] { return !writer_ && readers_ == 0; });
+    writer_ = true;
+  }
+  void up_write() {
+    std::unique_lock l(m_);
+    writer_ = false;
+    if (kForget == ForgottenWake::kOnRelease) return;
+    if (kForget == ForgottenWake::kSecondReader)
+      cv_.notify_one();  // one waiter; a second reader sleeps on
+    else
+      cv_.notify_all();
+  }
+  void downgrade_write() {
+    std::unique_lock l(m_);
+    writer_ = false;
+    readers_ = 1;
+    if (kForget != ForgottenWake::kOnDowngrade) cv_.notify_all();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int readers_ = 0;
+  bool writer_ = false;
+};
+
+template <ForgottenWake kForget>
+class CvSemaphore {
+ public:
+  explicit CvSemaphore(int count) : count_(count) {}
+  void down() {
+    std::unique_lock l(m_);
+    cv_.wait(l, [&] { return count_ > 0; });
+    --count_;
+  }
+  void up() {
+    std::unique_lock l(m_);
+    ++count_;
+    if (kForget != ForgottenWake::kOnRelease) cv_.notify_one();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int count_;
+};
+
+template <ForgottenWake kForget>
+class CvMutex {
+ public:
+  void lock() {
+    std::unique_lock l(m_);
+    cv_.wait(l, [&] { return !held_; });
+    held_ = true;
+  }
+  void unlock() {
+    std::unique_lock l(m_);
+    held_ = false;
+    if (kForget != ForgottenWake::kOnRelease) cv_.notify_one();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool held_ = false;
 };
 
 }  // namespace rwstress::test

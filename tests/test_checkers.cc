@@ -251,3 +251,38 @@ BOOST_AUTO_TEST_CASE(snapshot_check_quiet_on_liburcu) {
   BOOST_TEST(r.violation_count == 0u);
   BOOST_TEST(r.writes > 0u);
 }
+
+// The liveness probe: each forgotten wake-up is a lost-wakeup violation in
+// milliseconds; the same locks with every wake-up are quiet.
+BOOST_AUTO_TEST_CASE(liveness_probe_catches_each_forgotten_wakeup_and_is_quiet_otherwise) {
+  using test::ForgottenWake;
+  Scenario sc = test::short_scenario(machine(), 1, 1, 100ms);
+  sc.count = 2;
+  auto lost = [](const std::vector<Violation>& found, const char* words) {
+    for (const Violation& v : found)
+      if (v.kind == ViolationKind::kLostWakeup && v.detail.find(words) != std::string::npos)
+        return true;
+    return false;
+  };
+  BOOST_TEST(probe_liveness<test::CvRwlock<ForgottenWake::kNone>>(sc).empty());
+  BOOST_TEST(probe_liveness<test::CvSemaphore<ForgottenWake::kNone>>(sc).empty());
+  BOOST_TEST(probe_liveness<test::CvMutex<ForgottenWake::kNone>>(sc).empty());
+  BOOST_TEST(lost(probe_liveness<test::CvRwlock<ForgottenWake::kOnRelease>>(sc),
+                  "waiting in down_write was not admitted"));
+  BOOST_TEST(lost(probe_liveness<test::CvRwlock<ForgottenWake::kSecondReader>>(sc),
+                  "not both admitted"));
+  BOOST_TEST(lost(probe_liveness<test::CvRwlock<ForgottenWake::kOnDowngrade>>(sc),
+                  "after downgrade_write"));
+  BOOST_TEST(lost(probe_liveness<test::CvSemaphore<ForgottenWake::kOnRelease>>(sc),
+                  "waiting in down was not admitted"));
+  BOOST_TEST(lost(probe_liveness<test::CvMutex<ForgottenWake::kOnRelease>>(sc),
+                  "waiting in lock was not admitted"));
+}
+
+// Through a whole run: the forgotten downgrade wake-up is a FAIL with the
+// probe's violation, not a run that happens to pass.
+BOOST_AUTO_TEST_CASE(a_forgotten_downgrade_wakeup_fails_the_run) {
+  RunResult r = run<test::CvRwlock<test::ForgottenWake::kOnDowngrade>>(2, 1, 200ms);
+  BOOST_TEST(of(r, ViolationKind::kLostWakeup) >= 1u);
+  BOOST_TEST(r.verdict == Verdict::kFail);
+}
