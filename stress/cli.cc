@@ -214,6 +214,12 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
                  "xadd's wake: fair (the head run of readers) or unfair (every queued reader)")
       ->check(CLI::IsMember({"fair", "unfair"}))
       ->default_val("fair");
+  std::string xadd_retry = "active";
+  app.add_option("--xadd-retry", xadd_retry,
+                 "xadd's wake claim: active (retry when the active part is 0) or original "
+                 "(2.4.4: only when the whole count is 0, which can strand the queue)")
+      ->check(CLI::IsMember({"active", "original"}))
+      ->default_val("active");
   app.add_option("--spin-limit", cfg.tuning.spin_limit,
                  "optimistic spinning before sleeping, in pause turns (modern rwsem)")
       ->check(CLI::Range(0, 1 << 24))
@@ -300,10 +306,10 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   compare->add_option("a", cfg.compare_a, "the baseline (A.json)")->required();
   compare->add_option("b", cfg.compare_b, "the one compared (B.json)")->required();
   compare->add_option("--ignore", cfg.compare_ignore,
-                      "match scenarios without these parts: lock, xadd-wake, inject, handoff, "
+                      "match scenarios without these parts: lock, xadd-wake, xadd-retry, inject, handoff, "
                       "reader-steal, spin-limit, cs, delay, no-check")
       ->delimiter(',')
-      ->check(CLI::IsMember({"lock", "xadd-wake", "inject", "handoff", "reader-steal",
+      ->check(CLI::IsMember({"lock", "xadd-wake", "xadd-retry", "inject", "handoff", "reader-steal",
                              "spin-limit", "cs", "delay", "no-check", "sched", "cpus"}));
   compare->add_option("--alpha", cfg.compare_alpha, "significance level")
       ->check(CLI::Range(1e-6, 0.5))
@@ -399,6 +405,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   cfg.tuning.handoff = handoff == "on";
   cfg.tuning.reader_steal = reader_steal == "on";
   cfg.tuning.xadd_unfair_wake = xadd_wake == "unfair";
+  cfg.tuning.xadd_original_retry = xadd_retry == "original";
 
   // Thread roles per family: rwlocks have readers and writers; semaphores
   // and mutexes have only --threads (or --writers, read as the same).

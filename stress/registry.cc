@@ -78,7 +78,7 @@ constexpr LockEntry kLocks[] = {
                       "Linux 2.4.4-pre3 + Andrea Arcangeli's generic rwsem (spinlock + count + "
                       "FIFO list)"),
     rwlock<RwsemXadd<>>("xadd", Fairness::kTaskFair,
-                        "Linux 2.4.4-pre4 XADD rwsem, David Howells (i386 count layout)"),
+                        "XADD rwsem, David Howells' April 2001 series on Linux 2.4.4-pre6 (i386 count layout)"),
     rwlock<RwsemXaddUnfair<>>("xadd-unfair", Fairness::kUnfair,
                               "xadd with the slightly-unfair wake: all queued readers granted "
                               "together (as Linux 3.10)"),

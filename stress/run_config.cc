@@ -112,6 +112,7 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   if (tuning.reader_steal != defaults.reader_steal) roles += " --rwsem-reader-steal off";
   if (tuning.spin_limit != defaults.spin_limit) roles += fmt::format(" --spin-limit {}", tuning.spin_limit);
   if (tuning.xadd_unfair_wake) roles += " --xadd-wake unfair";
+  if (tuning.xadd_original_retry) roles += " --xadd-retry original";
   for (const InjectSpec& spec : injection.specs)  // quoted: "exp(2us)" is shell syntax
     roles += fmt::format(" --inject '{}'", spec.describe());
   if (!check) roles += " --no-check";

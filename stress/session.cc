@@ -32,6 +32,7 @@ std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResu
   if (sc.tuning.reader_steal != defaults.reader_steal) key += " reader-steal=off";
   if (sc.tuning.spin_limit != defaults.spin_limit) key += fmt::format(" spin-limit={}", sc.tuning.spin_limit);
   if (sc.tuning.xadd_unfair_wake) key += " xadd-wake=unfair";
+  if (sc.tuning.xadd_original_retry) key += " xadd-retry=original";
   for (const InjectSpec& spec : cfg.injection.specs) key += " inject=" + spec.describe();
   if (!sc.check) key += " no-check";
   return key;

@@ -348,3 +348,17 @@ BOOST_AUTO_TEST_CASE(what_must_give_a_false_verdict_or_wraps_is_refused) {
               CliAction::kRun));
   BOOST_TEST((parse({"--watchdog", "100ms"}).action == CliAction::kRun));
 }
+
+// --xadd-retry: parsed into the tuning, replayed on the command line, and a
+// part of the scenario key that compare can ignore.
+BOOST_AUTO_TEST_CASE(xadd_retry_knob_round_trips) {
+  CliOutcome o = parse({"--lock", "xadd", "--xadd-retry", "original"});
+  BOOST_REQUIRE(o.action == CliAction::kRun);
+  BOOST_TEST(o.config.tuning.xadd_original_retry);
+  BOOST_TEST(!parse({"--lock", "xadd"}).config.tuning.xadd_original_retry);
+  BOOST_TEST(one_line_error(parse({"--lock", "xadd", "--xadd-retry", "sometimes"})));
+  test::ProcessResult r =
+      test::run_rwstress("--lock xadd --xadd-retry original --duration 100ms --readers 2 --writers 1");
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  BOOST_TEST(r.out.find("--xadd-retry original") != std::string::npos);
+}

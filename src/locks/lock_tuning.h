@@ -19,6 +19,12 @@ struct LockTuning {
   // XADD rwsem (xadd): wake every queued reader when the head is a reader
   // (the slightly-unfair wake of seed 003), instead of the head run.
   bool xadd_unfair_wake = false;
+  // XADD rwsem: a waker that backs out of its 0 -> 1 claim retries only if
+  // the whole count went to 0, as 2.4.4's lib/rwsem.c did; that count is
+  // never 0 while anyone waits, so a holder that left while the claim was
+  // up strands the queue until the next locker arrives (off: retry whenever
+  // the active part is 0, which closes the strand).
+  bool xadd_original_retry = false;
 };
 
 }  // namespace rwstress

@@ -1,5 +1,6 @@
 // rwsem-xadd: David Howells' XADD rwsem (include/asm-i386/rwsem.h and
-// lib/rwsem.c, Linux 2.4.4-pre4; the seed's environments (2) and (3)).
+// lib/rwsem.c as in his April 2001 rwsem series against Linux 2.4.4-pre6,
+// the one the 2001 rwsem benchmark ran as its environments (2) and (3)).
 //
 // Algorithm: the uncontended paths are one atomic add on a count word; the
 // wait list and its spinlock are touched only when the add says "contended".
@@ -54,6 +55,7 @@ class RwsemXadd {
   // at run time, so one workload can be compared with one knob changed.
   explicit RwsemXadd(const LockTuning& t) noexcept {
     if (t.xadd_unfair_wake) reader_batch_ = ReaderBatch::kAllQueued;
+    original_retry_ = t.xadd_original_retry;
   }
   // Whether it is still FIFO under these knobs (the harness then judges
   // starvation as for a task-fair lock).
@@ -152,17 +154,23 @@ class RwsemXadd {
 
   // Takes the active part from 0 to 1 so that only one waker grants. If
   // someone is active, backs out: their release will wake. If they released
-  // while our bias was up, they skipped the wake, so try again.
+  // while our bias was up, they skipped the wake, so try again. 2.4.4 tried
+  // again only if the whole count was 0 after backing out, which it never
+  // is with waiters queued (their waiting bias is in it): with
+  // original_retry_ the queue is stranded, no holder and nobody woken, until
+  // the next locker arrives (the mid-release hook point sits in that window).
   bool claim_wake() noexcept {
     for (;;) {
       if ((count_.fetch_add(kActiveBias) & kActiveMask) == 0) return true;
       Hooks::at(HookPoint::kMidRelease);
-      if (((count_.fetch_sub(kActiveBias) - kActiveBias) & kActiveMask) != 0) return false;
+      const std::int32_t c = count_.fetch_sub(kActiveBias) - kActiveBias;
+      if (original_retry_ ? c != 0 : (c & kActiveMask) != 0) return false;
     }
   }
 
   std::atomic<std::int32_t> count_{kUnlockedValue};
   ReaderBatch reader_batch_ = kUnfairWake ? ReaderBatch::kAllQueued : ReaderBatch::kHeadRun;
+  bool original_retry_ = false;
   RawSpinlock<Hooks> wait_lock_;
   RwsemWaitList waiters_;
 };
