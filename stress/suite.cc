@@ -90,6 +90,135 @@ std::vector<std::string> rwsem_test_table(const std::vector<RunResult>& runs,
   return out;
 }
 
+namespace {
+
+// The 2001 rwsem benchmark (David Howells, linux-kernel, 20 April 2001:
+// "rwsem benchmarks", a dual 400 MHz Pentium II, 440BX): per environment,
+// test and SCHED, the mean of its two runs' read and write counts. xadd-unfair
+// was not run on r1, w1 and r2.
+struct HistoricFigures {
+  const char* lock;
+  const char* test;
+  bool sched;
+  double reads, writes;
+};
+
+constexpr HistoricFigures kRwsem2001[] = {
+    {"aa-rwsem", "rws-rw", false, (3330281 + 3331972) / 2.0, (1009 + 994) / 2.0},
+    {"aa-rwsem", "rws-rw", true, (1767102 + 1743420) / 2.0, (607091 + 642095) / 2.0},
+    {"aa-rwsem", "rws-ro", false, (2534630 + 3535202) / 2.0, 0},
+    {"aa-rwsem", "rws-ro", true, (2837218 + 3164814) / 2.0, 0},
+    {"aa-rwsem", "rws-wo", false, 0, (2507449 + 2399102) / 2.0},
+    {"aa-rwsem", "rws-wo", true, 0, (1568467 + 1412262) / 2.0},
+    {"aa-rwsem", "rws-r1", false, (9232485 + 9217585) / 2.0, 0},
+    {"aa-rwsem", "rws-r1", true, (5483757 + 5487028) / 2.0, 0},
+    {"aa-rwsem", "rws-w1", false, 0, (9900333 + 9918021) / 2.0},
+    {"aa-rwsem", "rws-w1", true, 0, (5745657 + 5747063) / 2.0},
+    {"aa-rwsem", "rws-r2", false, (3499275 + 3518590) / 2.0, 0},
+    {"aa-rwsem", "rws-r2", true, (3184431 + 3180287) / 2.0, 0},
+    {"xadd", "rws-rw", false, (563388 + 558159) / 2.0, (283005 + 280288) / 2.0},
+    {"xadd", "rws-rw", true, (683670 + 700714) / 2.0, (197017 + 194316) / 2.0},
+    {"xadd", "rws-ro", false, (6316985 + 6314241) / 2.0, 0},
+    {"xadd", "rws-ro", true, (4309406 + 4575043) / 2.0, 0},
+    {"xadd", "rws-wo", false, 0, (765699 + 763876) / 2.0},
+    {"xadd", "rws-wo", true, 0, (650512 + 652287) / 2.0},
+    {"xadd", "rws-r1", false, (15171532 + 15158899) / 2.0, 0},
+    {"xadd", "rws-r1", true, (7222310 + 7229793) / 2.0, 0},
+    {"xadd", "rws-w1", false, 0, (13942744 + 13991823) / 2.0},
+    {"xadd", "rws-w1", true, 0, (7362605 + 7356127) / 2.0},
+    {"xadd", "rws-r2", false, (5517671 + 5516168) / 2.0, 0},
+    {"xadd", "rws-r2", true, (3452796 + 3331947) / 2.0, 0},
+    {"xadd-unfair", "rws-rw", false, (531929 + 531093) / 2.0, (267129 + 266822) / 2.0},
+    {"xadd-unfair", "rws-rw", true, (839560 + 903995) / 2.0, (185670 + 183958) / 2.0},
+    {"xadd-unfair", "rws-ro", false, (6318293 + 6320336) / 2.0, 0},
+    {"xadd-unfair", "rws-ro", true, (4257862 + 4315243) / 2.0, 0},
+    {"xadd-unfair", "rws-wo", false, 0, (766427 + 766471) / 2.0},
+    {"xadd-unfair", "rws-wo", true, 0, (644036 + 642236) / 2.0},
+    {"generic-spin", "rws-rw", false, (545138 + 545378) / 2.0, (274002 + 273785) / 2.0},
+    {"generic-spin", "rws-rw", true, (755343 + 745888) / 2.0, (187874 + 185562) / 2.0},
+    {"generic-spin", "rws-ro", false, (4500398 + 4506583) / 2.0, 0},
+    {"generic-spin", "rws-ro", true, (3137883 + 3129119) / 2.0, 0},
+    {"generic-spin", "rws-wo", false, 0, (763599 + 763059) / 2.0},
+    {"generic-spin", "rws-wo", true, 0, (641256 + 647319) / 2.0},
+    {"generic-spin", "rws-r1", false, (13110083 + 13115436) / 2.0, 0},
+    {"generic-spin", "rws-r1", true, (6950687 + 6951901) / 2.0, 0},
+    {"generic-spin", "rws-w1", false, 0, (13004627 + 13003754) / 2.0},
+    {"generic-spin", "rws-w1", true, 0, (6899764 + 6898953) / 2.0},
+    {"generic-spin", "rws-r2", false, (4741615 + 4746860) / 2.0, 0},
+    {"generic-spin", "rws-r2", true, (3340292 + 2967268) / 2.0, 0},
+};
+
+const HistoricFigures* historic(const std::string& lock, const std::string& test, bool sched) {
+  for (const HistoricFigures& h : kRwsem2001)
+    if (lock == h.lock && test == h.test && sched == h.sched) return &h;
+  return nullptr;
+}
+
+// This run's mean reads and writes for (lock, test, sched), or false.
+bool measured(const std::vector<RunResult>& runs, const std::string& lock, const std::string& test,
+              bool sched, double* reads, double* writes) {
+  const std::string label = fmt::format("{} {}", test, sched ? "yes" : "no");
+  double r = 0, w = 0;
+  int n = 0;
+  for (const RunResult& run : runs) {
+    if (run.lock != lock || run.label != label || run.duration_s <= 0) continue;
+    r += double(run.reads) / run.duration_s;  // per second: runs may differ in length
+    w += double(run.writes) / run.duration_s;
+    ++n;
+  }
+  if (n == 0) return false;
+  *reads = r / n;
+  *writes = w / n;
+  return true;
+}
+
+std::string ratio_cell(double num, double den) {
+  if (den <= 0) return "-";
+  const double x = num / den;
+  if (x >= 100) return fmt::format("{:.0f}", x);
+  if (x >= 10) return fmt::format("{:.1f}", x);
+  return x >= 0.1 || x == 0 ? fmt::format("{:.2f}", x) : fmt::format("{:.2g}", x);
+}
+
+}  // namespace
+
+std::vector<std::string> rwsem_test_history(const std::vector<RunResult>& runs) {
+  std::vector<std::string> out;
+  out.push_back("THE 2001 FIGURES AS RATIOS (D. Howells, linux-kernel, 20 April 2001, dual PII-400; "
+                "mean of its two runs) beside this run's");
+  out.push_back("  rws-rw: reads per write.  Others: operations relative to the same "
+                "environment's rws-r1 with the same SCHED.");
+  constexpr const char* kFormat = "{:<14} {:<7} {:<5} {:>10} {:>10}";
+  out.push_back(fmt::format(fmt::runtime(kFormat), "ENVIRONMENT", "TEST", "SCHED", "2001", "HERE"));
+  for (const char* env : kRwsemHistoric) {
+    bool printed = false;
+    for (const RwsemTest& t : rwsem_tests()) {
+      for (bool sched : {false, true}) {
+        const HistoricFigures* h = historic(env, t.name, sched);
+        double reads = 0, writes = 0;
+        if (!measured(runs, env, t.name, sched, &reads, &writes)) continue;
+        std::string then = "-", now = "-";
+        if (std::string(t.name) == "rws-rw") {
+          if (h) then = ratio_cell(h->reads, h->writes);
+          now = ratio_cell(reads, writes);
+        } else {
+          const HistoricFigures* r1 = historic(env, "rws-r1", sched);
+          if (h && r1) then = ratio_cell(h->reads + h->writes, r1->reads);
+          double r1_reads = 0, r1_writes = 0;
+          if (measured(runs, env, "rws-r1", sched, &r1_reads, &r1_writes))
+            now = ratio_cell(reads + writes, r1_reads);
+        }
+        out.push_back(fmt::format(fmt::runtime(kFormat), printed ? "" : env, t.name,
+                                  sched ? "yes" : "no", then, now));
+        printed = true;
+      }
+    }
+  }
+  out.push_back("-: not measured in 2001 (xadd-unfair ran rw, ro and wo only) or not in this run. "
+                "docs/history.md says where the shapes match and why they differ.");
+  return out;
+}
+
 std::vector<std::string> bkl_table(const std::vector<RunResult>& runs) {
   std::vector<std::string> out;
   out.push_back("");
@@ -223,6 +352,8 @@ int run_suite(RunConfig cfg, const Topology& topology, const PrintFn& print) {
   }
   print("");
   for (const std::string& line : rwsem_test_table(report.runs, names, cfg.repeat)) print(line);
+  print("");
+  for (const std::string& line : rwsem_test_history(report.runs)) print(line);
   print("");
   return session.finish(print);
 }

@@ -38,6 +38,10 @@ std::vector<std::string> rwsem_test_table(const std::vector<RunResult>& runs,
                                           const std::vector<std::string>& environments,
                                           int runs_per_test);
 
+// The 2001 benchmark's figures as ratios (reads per write under rws-rw;
+// each test's operations over rws-r1) beside the same ratios of `runs`.
+std::vector<std::string> rwsem_test_history(const std::vector<RunResult>& runs);
+
 // Seed 001's tables over a finished bkl sweep: vmstat-like columns and time
 // per operation split into user, system and idle.
 std::vector<std::string> bkl_table(const std::vector<RunResult>& runs);

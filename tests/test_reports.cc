@@ -582,3 +582,31 @@ BOOST_AUTO_TEST_CASE(binary_plots_or_a_note) {
   for (const char* suffix : {"-hold.dat", "-hold.gp", "-hold.svg", "-hold.png"})
     std::remove((base + suffix).c_str());
 }
+
+// The 2001 benchmark's ratios beside this run's, by hand: xadd rws-rw
+// 1121547 reads / 563293 writes = 1.99; rws-ro 12631226 / rws-r1 30330431
+// = 0.42. Here: 300/100 = 3.00 and 800/400 = 2.00.
+BOOST_AUTO_TEST_CASE(rwsem_test_history_ratios_by_hand) {
+  auto run = [](const char* label, std::uint64_t reads, std::uint64_t writes) {
+    RunResult r;
+    r.lock = "xadd";
+    r.label = label;
+    r.reads = reads;
+    r.writes = writes;
+    r.duration_s = 1;
+    return r;
+  };
+  const std::vector<RunResult> runs = {run("rws-rw no", 300, 100), run("rws-ro no", 800, 0),
+                                       run("rws-r1 no", 400, 0)};
+  const std::vector<std::string> lines = rwsem_test_history(runs);
+  auto row = [&](const std::string& test) {
+    for (const std::string& l : lines)
+      if (l.find(test) != std::string::npos && l.find(" no ") != std::string::npos) return l;
+    return std::string();
+  };
+  BOOST_TEST(row("rws-rw").find("1.99") != std::string::npos, row("rws-rw"));
+  BOOST_TEST(row("rws-rw").find("3.00") != std::string::npos, row("rws-rw"));
+  BOOST_TEST(row("rws-ro").find("0.42") != std::string::npos, row("rws-ro"));
+  BOOST_TEST(row("rws-ro").find("2.00") != std::string::npos, row("rws-ro"));
+  BOOST_TEST(row("rws-wo").empty());  // not run here: no line
+}
