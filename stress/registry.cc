@@ -90,8 +90,8 @@ constexpr LockEntry kLocks[] = {
     rwlock<QRwlock<>>("qrwlock", Fairness::kTaskFair,
                       "Linux 3.16+ queued rwlock: count word + qspinlock wait queue"),
     rwlock<PercpuRwsem<>>("percpu-rwsem", Fairness::kUnfair,
-                          "Linux percpu-rwsem: per-CPU reader counts, membarrier(2) for rcu_sync "
-                          "(writer-biased; a write costs a membarrier)"),
+                          "Linux percpu-rwsem as of 5.8: per-CPU reader counts, one FIFO wait queue "
+                          "with hand-off, block by xchg, rcu_sync (membarrier) per writer burst"),
     rwlock<PhaseFairRwlock<>>("phase-fair", Fairness::kPhaseFair,
                               "phase-fair ticket rwlock PF-T (Brandenburg & Anderson 2010)"),
     rwlock<TaskFairRwlock<>>("task-fair", Fairness::kTaskFair,

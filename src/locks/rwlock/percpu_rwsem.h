@@ -1,22 +1,49 @@
-// PercpuRwsem: the Linux per-CPU rwsem (kernel/locking/percpu-rwsem.c,
-// Oleg Nesterov and Peter Zijlstra), with membarrier(2) where the kernel
-// uses rcu_sync.
+// PercpuRwsem: the Linux per-CPU rwsem as it has been since 5.8
+// (kernel/locking/percpu-rwsem.c after Peter Zijlstra's "remove the embedded
+// rwsem"; Oleg Nesterov's rcu_sync), in userspace.
 //
-// Readers increment a counter in their own slot and check that no writer is
-// pending; that is all: no shared cache line is written. A writer first
-// announces itself (writers_pending) and forces readers onto the slow path,
-// then sets `block`, then waits for the sum of the slot counters to drain.
-// The kernel makes the announcement safe with an RCU grace period (every
-// reader that missed it has finished its fast path); here the writer issues
-// MEMBARRIER_CMD_PRIVATE_EXPEDITED, a full barrier on every thread of the
-// process, pairing with the reader's "increment, then read pending" -- the
-// asymmetric Dekker pattern liburcu's memb flavour uses. Where membarrier
-// is unavailable readers fall back to a seq_cst fence. Slow-path readers
-// pair with `block` through full fences, as __percpu_down_read does.
-// Writers serialise on a futex mutex and sleep; readers blocked by a writer
-// sleep on `block`. Writes are very expensive (a membarrier each): this lock
-// is for data read millions of times per write. Fairness: writer-preference
-// (a pending writer turns every new reader away).
+// Readers: while no writer is about (rcu_sync idle), down_read and up_read
+// touch only the reader's own per-CPU counter. A writer first enters
+// rcu_sync, which sends readers to the slow path: count, full barrier, then
+// look at `block`; a reader that finds it set backs out, prods the writer,
+// and waits.
+//
+// Writers: exclusion among writers is `block` itself (xchg 0 -> 1). The
+// winner waits, sleeping (rcuwait), until the reader counts sum to zero;
+// slow-path readers wake it when they leave. A writer that finds `block`
+// set waits in the same queue as blocked readers.
+//
+// The queue: one FIFO of readers and writers. A release wakes from the
+// front, doing each waiter's trylock on its behalf (hand-off), readers
+// until one writer, stopping at the first trylock that fails (a newcomer
+// may have stolen `block` in between: the lock is not strictly FIFO).
+//
+// rcu_sync is amortised over a burst of writers: only a writer that finds
+// it idle pays the grace period, and the last writer out leaves it "exit"
+// rather than idle, so a writer that follows soon pays nothing. In the
+// kernel an RCU callback returns it to idle a grace period later; here the
+// first slow-path reader that finds it in "exit" with no writer about
+// returns it to idle (the fast path is then open again).
+//
+// Userspace differences, and why:
+//   - The grace period is MEMBARRIER_CMD_PRIVATE_EXPEDITED (a seq_cst fence
+//     in readers where membarrier is unavailable). A grace period waits out
+//     readers that are between "saw idle" and their increment, which
+//     preempt_disable makes short in the kernel; a preempted thread can sit
+//     there for a time slice, so the fast path is "increment, then check
+//     rcu_sync" (the asymmetric Dekker pattern of liburcu's memb flavour),
+//     backing out to the slow path when a writer is about.
+//   - Per-CPU counters are per-slot (percpu_slot.h): threads migrate.
+//
+// State: slots_[i].count (per-slot reader counts, may go negative: a
+// reader may release on another slot's behalf), block_ (0 free for
+// writers, 1 a writer holds or is draining readers), sync_state_ (rcu_sync
+// kIdle / kActive / kExit), writers_ (writers between rcu_sync enter and
+// exit), writer_wake_ (futex word the draining writer sleeps on), and the
+// wait queue under wait_lock_.
+//
+// Fairness: unfair (stealing) as in the kernel; writes are expensive (a
+// grace period per burst of writers).
 #pragma once
 
 #include <linux/membarrier.h>
@@ -28,6 +55,7 @@
 #include <cstdint>
 
 #include "locks/hooks.h"
+#include "locks/raw_spinlock.h"
 #include "locks/rwlock/percpu_slot.h"
 #include "locks/spin_wait.h"
 #include "platform/futex.h"
@@ -65,32 +93,74 @@ class PercpuRwsem {
   PercpuRwsem() : reader_fence_(!membarrier_ready()) {}
 
   void down_read() noexcept {
-    if (!try_fast_read()) read_slowpath();
+    if (try_fast_read()) return;
+    if (!read_trylock()) wait_in_queue(false);
   }
-  bool down_read_trylock() noexcept {
-    if (try_fast_read()) return true;
-    return try_slow_read();
-  }
+  bool down_read_trylock() noexcept { return try_fast_read() || read_trylock(); }
+
+  // Leave, then look: a writer that entered rcu_sync before our look may
+  // be draining readers and must be prodded. The pairing is the fast path's:
+  // the writer's grace period (membarrier) sits between its leaving kIdle
+  // and its summing the counts, so it sees our decrement or we see it.
   void up_read() noexcept {
     slots_[reader_slot()].count.fetch_sub(1, std::memory_order_release);
+    if (reader_fence_)
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+    else
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (sync_state_.load(std::memory_order_acquire) != kIdle) wake_writer();
   }
 
   void down_write() noexcept {
-    writers_pending_.fetch_add(1, std::memory_order_seq_cst);
-    membarrier_all(!reader_fence_);  // every reader now sees writers_pending, or we see its count
-    writer_mutex_lock();
-    block_.store(1, std::memory_order_seq_cst);
-    spin_until<Hooks>([&] { return readers_active() == 0; });
+    sync_enter();
+    if (!write_trylock()) wait_in_queue(true);
+    // Wait (rcuwait) until every reader counted before `block` has left.
+    for (;;) {
+      const std::uint32_t seq = writer_wake_.load(std::memory_order_acquire);
+      if (readers_active() == 0) break;
+      Hooks::at(HookPoint::kBeforeSleep);
+      futex_wait<Hooks>(writer_wake_, seq);
+      Hooks::at(HookPoint::kAfterWake);
+    }
   }
+
   void up_write() noexcept {
-    block_.store(0, std::memory_order_release);
-    Hooks::at(HookPoint::kBeforeWake);
-    futex_wake_all(block_);
-    writer_mutex_unlock();
-    writers_pending_.fetch_sub(1, std::memory_order_release);
+    release_block();
+    sync_exit();
   }
 
  private:
+  enum : std::uint32_t { kIdle = 0, kActive = 1, kExit = 2 };
+
+  // --- rcu_sync ---------------------------------------------------------
+  void sync_enter() noexcept {
+    writers_.fetch_add(1, std::memory_order_seq_cst);
+    std::uint32_t s = sync_state_.load(std::memory_order_acquire);
+    for (;;) {
+      if (s == kActive) return;
+      if (sync_state_.compare_exchange_weak(s, kActive, std::memory_order_seq_cst)) break;
+    }
+    // From kExit readers were still on the slow path: no grace period.
+    if (s == kIdle) membarrier_all(!reader_fence_);
+  }
+  void sync_exit() noexcept {
+    // The last writer out leaves kExit; a slow-path reader returns it to
+    // kIdle later (see the header comment).
+    if (writers_.fetch_sub(1, std::memory_order_seq_cst) == 1) {
+      std::uint32_t s = kActive;
+      sync_state_.compare_exchange_strong(s, kExit, std::memory_order_seq_cst);
+    }
+  }
+  void maybe_back_to_idle() noexcept {
+    if (sync_state_.load(std::memory_order_relaxed) != kExit) return;
+    if (writers_.load(std::memory_order_seq_cst) != 0) return;
+    std::uint32_t s = kExit;
+    sync_state_.compare_exchange_strong(s, kIdle, std::memory_order_seq_cst);
+    // A writer that entered meanwhile moved kExit to kActive first (our CAS
+    // fails), or finds kIdle and pays the grace period: both safe.
+  }
+
+  // --- readers ------------------------------------------------------------
   bool try_fast_read() noexcept {
     auto& c = slots_[reader_slot()].count;
     c.fetch_add(1, std::memory_order_relaxed);
@@ -98,26 +168,35 @@ class PercpuRwsem {
       std::atomic_thread_fence(std::memory_order_seq_cst);
     else
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the writer's membarrier orders us
-    if (!writers_pending_.load(std::memory_order_acquire)) return true;
+    if (sync_state_.load(std::memory_order_acquire) == kIdle) return true;
     c.fetch_sub(1, std::memory_order_relaxed);
+    maybe_back_to_idle();
     return false;
   }
 
-  // __percpu_down_read: count ourselves, full fence, then look at `block`.
-  bool try_slow_read() noexcept {
+  // __percpu_down_read_trylock: count ourselves, full barrier, look at block.
+  bool read_trylock() noexcept {
     auto& c = slots_[reader_slot()].count;
     c.fetch_add(1, std::memory_order_seq_cst);
     if (!block_.load(std::memory_order_seq_cst)) return true;
-    c.fetch_sub(1, std::memory_order_release);
+    c.fetch_sub(1, std::memory_order_seq_cst);
+    wake_writer();  // it may be waiting for our count to go
     return false;
   }
 
-  void read_slowpath() noexcept {
-    while (!try_slow_read()) {
-      Hooks::at(HookPoint::kBeforeSleep);
-      futex_wait<Hooks>(block_, 1);
-      Hooks::at(HookPoint::kAfterWake);
-    }
+  // --- writers ------------------------------------------------------------
+  bool write_trylock() noexcept {
+    if (block_.load(std::memory_order_relaxed)) return false;
+    return block_.exchange(1, std::memory_order_seq_cst) == 0;
+  }
+  void release_block() noexcept {
+    block_.store(0, std::memory_order_release);
+    wake_queue();
+  }
+
+  void wake_writer() noexcept {
+    writer_wake_.fetch_add(1, std::memory_order_seq_cst);
+    futex_wake(writer_wake_);
   }
 
   long readers_active() const noexcept {
@@ -128,27 +207,62 @@ class PercpuRwsem {
     return sum;
   }
 
-  // Writers among themselves: a futex mutex (0 free, 1 held, 2 contended).
-  void writer_mutex_lock() noexcept {
-    std::uint32_t c = 0;
-    if (wmutex_.compare_exchange_strong(c, 1, std::memory_order_acquire)) return;
-    if (c != 2) c = wmutex_.exchange(2, std::memory_order_acquire);
-    while (c != 0) {
-      futex_wait<Hooks>(wmutex_, 2);
-      c = wmutex_.exchange(2, std::memory_order_acquire);
+  // --- the wait queue -----------------------------------------------------
+  struct Waiter {
+    Waiter* next = nullptr;
+    bool writer = false;
+    std::atomic<std::uint32_t> waiting{1};  // futex word: 1 queued, 0 handed the lock
+  };
+
+  // percpu_rwsem_wait: a trylock under the queue lock (so that a release
+  // that comes after a failed one sees us queued), then sleep until a
+  // waker has done our trylock for us.
+  void wait_in_queue(bool writer) noexcept {
+    Waiter self;
+    self.writer = writer;
+    wait_lock_.lock();
+    if (writer ? write_trylock() : read_trylock()) {
+      wait_lock_.unlock();
+      return;
+    }
+    *tail_ = &self;
+    tail_ = &self.next;
+    wait_lock_.unlock();
+    Hooks::at(HookPoint::kAfterEnqueue);
+    while (self.waiting.load(std::memory_order_acquire)) {
+      Hooks::at(HookPoint::kBeforeSleep);
+      futex_wait<Hooks>(self.waiting, 1);
+      Hooks::at(HookPoint::kAfterWake);
     }
   }
-  void writer_mutex_unlock() noexcept {
-    if (wmutex_.exchange(0, std::memory_order_release) == 2) futex_wake(wmutex_, 1);
+
+  // percpu_rwsem_wake_function over the queue: readers until one writer,
+  // stopping at the first trylock that fails.
+  void wake_queue() noexcept {
+    SpinGuard guard(wait_lock_);
+    while (Waiter* w = head_) {
+      if (!(w->writer ? write_trylock() : read_trylock())) break;
+      head_ = w->next;
+      if (!head_) tail_ = &head_;
+      const bool was_writer = w->writer;
+      Hooks::at(HookPoint::kBeforeWake);
+      w->waiting.store(0, std::memory_order_release);  // w may return and be gone now
+      futex_wake(w->waiting);
+      if (was_writer) break;
+    }
   }
 
   struct alignas(64) Slot {
-    std::atomic<long> count{0};  // may go negative: a reader may release on another slot
+    std::atomic<long> count{0};
   };
   Slot slots_[kPercpuSlots];
-  alignas(64) std::atomic<std::uint32_t> writers_pending_{0};
+  alignas(64) std::atomic<std::uint32_t> sync_state_{kIdle};
+  std::atomic<int> writers_{0};
   alignas(64) std::atomic<std::uint32_t> block_{0};
-  std::atomic<std::uint32_t> wmutex_{0};
+  std::atomic<std::uint32_t> writer_wake_{0};
+  RawSpinlock<Hooks> wait_lock_;
+  Waiter* head_ = nullptr;
+  Waiter** tail_ = &head_;
   const bool reader_fence_;
 };
 
