@@ -35,12 +35,12 @@ Examples:
                                                   family, fairness and origin
   rwstress --lock xadd --inject yield@in-cs:p=0.01 --inject delay@before-sleep:exp(2us)
   rwstress list injectors                         every injector and injection point
-  rwstress --lock xadd,linux-rwsem --lockstat     lockmeter table (seed 002)
+  rwstress --lock xadd,linux-rwsem --lockstat     lockmeter table (the 2002 lockmeter report)
   rwstress --lock bkl,sem-mutex --threads 4 --hist hold --plot out
-                                                  hold-time histograms side by side (seed 000)
+                                                  hold-time histograms side by side (the 1999 kernel_lock report)
   rwstress sweep --cpus 1,2,4,8 --lock ticket,mcs throughput per CPU count, scaling, linear
-  rwstress suite rwsem-test                       seed 003's table for today's rwsems
-  rwstress suite bkl                              seed 001: spinning BKL vs semaphore
+  rwstress suite rwsem-test                       the 2001 rwsem benchmark's table for today's rwsems
+  rwstress suite bkl                              the 2000 BKL report: spinning BKL vs semaphore
   rwstress --lock xadd --repeat 5 --json a.json   then: rwstress compare a.json b.json
 
 Exit codes: 0 PASS, 1 FAIL (invariant violated), 2 bad usage, 3 HANG,
@@ -226,7 +226,10 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
       ->default_val(LockTuning{}.spin_limit);
   app.add_flag("--sched", cfg.sched, "sched_yield() after each pass through the loop");
   app.add_option("--duration", duration, "per lock: 2, 2s, 500ms")->default_val("4s");
-  app.add_option("--cpus", cpus, "a count (4) or a list (0-3,8); default: all allowed");
+  app.add_option("--cpus", cpus, "CPU numbers, as taskset takes them: 0, 0-3,8; default: all allowed");
+  int ncpus = 0;
+  app.add_option("--ncpus", ncpus, "a number of CPUs: the first N of the placement order")
+      ->check(CLI::Range(1, 65536));
   app.add_option("--placement", placement, "compact | scatter | smt")->default_val("compact");
   app.add_option("--cs-read", cfg.cs_read_loops, "work inside a read hold, in loop turns")
       ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
@@ -248,10 +251,10 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
                "measure only: the loop of liburcu's test_rwlock (acquire, work, release), no "
                "invariant checks and no trylock/downgrade mix; HANG and STARVED still judged");
   app.add_flag("--lockstat", cfg.measure.lockstat,
-               "lockmeter table (seed 002) per lock: UTIL, CON, HOLD and WAIT mean(max), TOTAL, "
+               "lockmeter table (the 2002 lockmeter report) per lock: UTIL, CON, HOLD and WAIT mean(max), TOTAL, "
                "NOWAIT, SPIN, RJECT, per read/write, from a calibrated clock");
   std::vector<std::string> hist_what;
-  app.add_option("--hist", hist_what, "hold, wait or hold,wait: time histograms (seed 000)")
+  app.add_option("--hist", hist_what, "hold, wait or hold,wait: time histograms (the 1999 kernel_lock report)")
       ->delimiter(',')
       ->check(CLI::IsMember({"hold", "wait"}));
   std::string hist_bucket = "log2";
@@ -298,7 +301,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
       ->default_val("skip");
   CLI::App* suite = app.add_subcommand("suite", "a named scenario set: rwsem-test, bkl");
   suite->fallthrough();
-  suite->footer("rwsem-test: seed 003 (1 s per run, 2 runs; --lock adds rwlocks). bkl: seed 001 "
+  suite->footer("rwsem-test: the 2001 rwsem benchmark (1 s per run, 2 runs; --lock adds rwlocks). bkl: the 2000 BKL report "
                 "over 1..all CPUs. --duration, --repeat, --json, --csv, --junit, --plot apply.");
   suite->add_option("name", cfg.suite, "rwsem-test | bkl | list")->required();
   CLI::App* compare = app.add_subcommand(
@@ -352,7 +355,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
 
   std::string error;
   if (sweep->parsed()) {
-    if (app.count("--cpus") > 0)
+    if (app.count("--cpus") > 0 || app.count("--ncpus") > 0)
       return usage_error("sweep takes its CPU counts from 'sweep --cpus'; give --cpus after sweep");
     if (sweep_cpus.find('N') != std::string::npos) {
       cpu_set_t allowed;
@@ -444,6 +447,9 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   if (!w) return usage_error("--watchdog: " + error);
   cfg.watchdog = *w;
   if (std::string why = watchdog_guard(cfg); !why.empty()) return usage_error(why);
+  if (app.count("--cpus") > 0 && app.count("--ncpus") > 0)
+    return usage_error("--cpus (which CPUs) and --ncpus (how many) are one choice; give one");
+  if (app.count("--ncpus") > 0) cfg.cpus.count = ncpus;
   if (app.count("--cpus") > 0) {
     auto spec = parse_cpu_spec(cpus, &error);
     if (!spec) return usage_error(error);

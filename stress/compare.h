@@ -1,4 +1,4 @@
-// rwstress compare A.json B.json: seed 004's "with (stddev) without
+// rwstress compare A.json B.json: the 2009 AIM9 comparison's "with (stddev) without
 // (stddev) %" table over repeated runs, with the significance column that
 // table lacked (Welch's unequal-variance t-test, two-sided).
 #pragma once
@@ -44,7 +44,7 @@ std::string load_compare_side(const std::string& path, CompareSide* out,
 std::string strip_key(const std::string& key, const std::vector<std::string>& ignore);
 
 // The table: matched scenarios with each figure's line; then the scenarios
-// only one side has. % = (A - B) / B, as seed 004.
+// only one side has. % = (A - B) / B, as the 2009 AIM9 comparison did.
 std::vector<std::string> compare_table(const CompareSide& a, const CompareSide& b, double alpha);
 
 }  // namespace rwstress

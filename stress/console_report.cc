@@ -51,7 +51,7 @@ std::string console_row(const RunResult& r) {
 }
 
 // "  = csw 1200 vol + 35 invol; CPU user 1.20s sys 0.31s, idle 24% of 2 CPUs;
-//    per op 512ns user, 132ns sys, 210ns idle" (seed 001's vmstat columns and
+//    per op 512ns user, 132ns sys, 210ns idle" (the 2000 BKL report's vmstat columns and
 // its time per request split into USER/OS/IDLE).
 std::string console_system_line(const RunResult& r) {
   const double ops = double(r.reads + r.writes);

@@ -1,6 +1,6 @@
-// --lockstat and --hist: per-role acquisition statistics (seed 002's
+// --lockstat and --hist: per-role acquisition statistics (the 2002 lockmeter report's
 // lockmeter columns, /proc/lock_stat's min/avg/max) and hold/wait-time
-// histograms (seed 000), recorded by each worker into its own LockStat and
+// histograms (the 1999 kernel_lock report), recorded by each worker into its own LockStat and
 // merged after join.
 //
 // Only the instrumented instantiation of a lock's run records, and only when

@@ -1,5 +1,5 @@
-// --lockstat and --hist on the terminal: seed 002's lockmeter table, a
-// /proc/lock_stat-style min/avg/max block, and seed 000's histograms.
+// --lockstat and --hist on the terminal: the 2002 lockmeter report's table, a
+// /proc/lock_stat-style min/avg/max block, and the 1999 kernel_lock report's histograms.
 #include <algorithm>
 #include <limits>
 
@@ -105,7 +105,7 @@ std::vector<std::string> lockstat_table(const std::vector<RunResult>& runs) {
   out.push_back(fmt::format(fmt::runtime(kLockmeterFormat), "UTIL", "CON", "MEAN", " MAX ", "MEAN",
                             " MAX ", "% CPU", "TOTAL", "NOWAIT", "SPIN", "RJECT", "NAME"));
   out.push_back("");
-  // *TOTAL*: every acquisition of every run (seed 002: the whole system).
+  // *TOTAL*: every acquisition of every run (the 2002 lockmeter report: the whole system).
   RoleStat total;
   double cpu_seconds = 0;
   for (const RunResult* r : measured) {
@@ -174,7 +174,7 @@ std::vector<std::string> histogram_text(const std::vector<RunResult>& runs, bool
         lo = std::min(lo, i);
         hi = std::max(hi, i);
       }
-  if (first.spec.mode == HistSpec::Mode::kLinear) {  // seed 000: every slot, from 0
+  if (first.spec.mode == HistSpec::Mode::kLinear) {  // the 1999 kernel_lock report: every slot, from 0
     lo = 0;
     hi = first.counts.size() - 1;
   }
@@ -210,11 +210,11 @@ std::vector<std::string> histogram_text(const std::vector<RunResult>& runs, bool
   out.push_back(samples);
   out.push_back(sum);
   out.push_back(mean);
-  // Linear buckets: also seed 000's own form, the slot counts in hex on a
+  // Linear buckets: also the 1999 kernel_lock report's own form, the slot counts in hex on a
   // line, so a histogram can be set beside one of 1999.
   if (first.spec.mode == HistSpec::Mode::kLinear) {
     out.push_back("");
-    out.push_back(fmt::format("kernellockstat form (seed 000): slots of {} ns, counts in hex",
+    out.push_back(fmt::format("kernellockstat form (the 1999 kernel_lock report): slots of {} ns, counts in hex",
                               first.spec.width_ns));
     for (const HistColumn& c : cols) {
       std::string slots;

@@ -62,6 +62,11 @@ int run_main(RunConfig cfg) {
   try {
     cpus = chosen_cpus(cfg, topology);
   } catch (const TopologyError& e) {
+    // `--cpus 4` meant a count before 0.2: say what to write now.
+    if (cfg.cpus.list.size() == 1)
+      return usage_error(fmt::format("{} (--cpus takes CPU numbers; for the first {} CPUs write "
+                                     "--ncpus {})",
+                                     e.what(), cfg.cpus.list[0], cfg.cpus.list[0]));
     return usage_error(e.what());
   }
   SessionReport session(cfg, topology, "run");

@@ -147,7 +147,7 @@ constexpr LockEntry kLocks[] = {
     mutex<BigKernelLock<>>("bkl", Fairness::kUnfair,
                            "Linux 2.2/2.4 big kernel lock: recursive, dropped around sleeps"),
     mutex<SemaphoreAsMutex<SemI386<>>>("sem-mutex", Fairness::kUnfair,
-                                       "sem-i386 with count 1 used as a mutex (seed 001)"),
+                                       "sem-i386 with count 1 used as a mutex (the 2000 BKL report)"),
     mutex<PthreadSpinlock>("pthread-spinlock", Fairness::kUnfair, "glibc pthread_spinlock_t"),
     mutex<PthreadMutex>("pthread-mutex", Fairness::kUnfair,
                         "glibc pthread_mutex_t, default attributes"),

@@ -32,7 +32,7 @@ std::string run_shape(const RunResult& r);  // "4R+2W", "3T", "4T/c2"
 std::string human_rate(double per_s);       // "10.14M"
 std::string console_header();
 std::string console_row(const RunResult& r);
-// verbose: per-thread lines; system: the seed-001 figures (--rusage).
+// verbose: per-thread lines; system: the 2000 BKL report figures (--rusage).
 std::vector<std::string> console_details(const RunResult& r, bool verbose, bool system = false);
 std::string console_system_line(const RunResult& r);
 std::string console_final_line(const Report& report);
@@ -41,7 +41,7 @@ std::string console_lock_list();
 // lockstat_report.cc: --lockstat and --hist.
 std::string lockmeter_time(double ns);         // "2.2us", "43ms", "1167us"
 std::string lockmeter_percent(double fraction);  // "13.7%", "0.33%", "0%"
-// Seed 002's columns for one role over a run of `duration_s` on `cpus` CPUs.
+// the 2002 lockmeter report's columns for one role over a run of `duration_s` on `cpus` CPUs.
 struct LockmeterRow {
   double util = 0;  // hold time / wall time (reads may sum past 100%)
   double con = 0;   // not acquired at once: waited or rejected, / requests

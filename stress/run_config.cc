@@ -11,7 +11,7 @@
 namespace rwstress {
 
 std::string CpuSpec::describe() const {
-  if (count > 0) return std::to_string(count);
+  if (count > 0) return fmt::format("first {}", count);
   if (list.empty()) return "all";
   std::vector<std::string> ranges;
   for (size_t i = 0; i < list.size();) {
@@ -25,7 +25,9 @@ std::string CpuSpec::describe() const {
 
 std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* error) {
   auto bad = [&](const std::string& why) -> std::optional<CpuSpec> {
-    *error = fmt::format("--cpus '{}': {}; use a count (4) or a list (0-3,8)", text, why);
+    *error = fmt::format("--cpus '{}': {}; give CPU numbers as taskset does (0, 0-3,8); for a "
+                         "number of CPUs use --ncpus N",
+                         text, why);
     return std::nullopt;
   };
   auto number = [](const std::string& s, int* out) {
@@ -36,10 +38,6 @@ std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* erro
     return true;
   };
   CpuSpec spec;
-  if (text.find_first_of(",-") == std::string::npos) {
-    if (!number(text, &spec.count) || spec.count < 1) return bad("not a positive count");
-    return spec;
-  }
   std::vector<bool> seen;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -100,8 +98,10 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   CpuSpec used;
   used.list = plan.cpus;
   std::sort(used.list.begin(), used.list.end());
-  std::string cpu_arg = used.describe();
-  if (used.list.size() == 1) cpu_arg += ",";  // a bare number would be a count
+  // Whichever the user gave: a count replays as a count (the same first N
+  // CPUs of the placement order), anything else as the CPUs used.
+  const std::string cpu_arg = cpus.count > 0 ? fmt::format("--ncpus {}", cpus.count)
+                                             : "--cpus " + used.describe();
   std::string roles;
   if (selects(Family::kRwlock)) roles += fmt::format(" --readers {} --writers {}", readers, writers);
   if (selects(Family::kSemaphore) || selects(Family::kMutex))
@@ -128,7 +128,7 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   if (repeat > 1) roles += fmt::format(" --repeat {}", repeat);
   // A sweep names its CPU counts and placements; a suite only its name and
   // what was given besides.
-  std::string where = fmt::format(" --cpus {} --placement {}", cpu_arg, placement_name(placement));
+  std::string where = fmt::format(" {} --placement {}", cpu_arg, placement_name(placement));
   std::string command = "rwstress";
   if (!suite.empty())  // the suite sets the rest itself
     return fmt::format("rwstress suite {}{} --duration {} --repeat {} --seed {:#x}", suite,

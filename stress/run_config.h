@@ -47,7 +47,7 @@ struct RunConfig {
   std::chrono::nanoseconds watchdog = std::chrono::seconds(10);
   bool fail_fast = false;
   bool verbose = false;
-  bool rusage = false;  // print the seed-001 system figures under each row
+  bool rusage = false;  // print the 2000 BKL report system figures under each row
   std::string json_path;
   bool selftest_short = false;  // rwstress selftest --short
   MeasureSpec measure;          // --lockstat, --hist

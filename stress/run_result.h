@@ -119,7 +119,7 @@ struct RunResult {
   double jain_writers = -1;
   int max_readers_seen = 0;
 
-  // System figures (seed 001), summed over the workers: CPU time, context
+  // System figures (the 2000 BKL report), summed over the workers: CPU time, context
   // switches, and the idle share of the CPUs the run used.
   double user_s = 0;
   double sys_s = 0;

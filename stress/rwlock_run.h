@@ -2,7 +2,7 @@
 // or std::function inside the measured loop), type-erased once by the
 // registry at the run boundary.
 //
-// Each worker is a reader or a writer for the whole run, as in the seed's
+// Each worker is a reader or a writer for the whole run, as in the 2001 rwsem benchmark's
 // rwsem-test modules: a reader loops down_read/up_read, a writer loops
 // down_write/up_write. Inside every hold the checkers look at who else is
 // inside and at the protected record. Where the lock has them, about one

@@ -19,7 +19,7 @@ struct Scenario {
   int writers = 2;   // for a mutex or a semaphore: the threads doing lock/unlock or down/up
   int count = 2;     // a semaphore's initial count
   LockTuning tuning;
-  bool sched = false;  // sched_yield() after each pass, as the seed's SCHED=yes
+  bool sched = false;  // sched_yield() after each pass, as the 2001 rwsem benchmark's SCHED=yes
   std::chrono::nanoseconds duration = std::chrono::seconds(4);
   std::uint64_t cs_read_loops = 0;   // work inside a read hold, in empty-loop turns
   std::uint64_t cs_write_loops = 0;  // work inside a write hold

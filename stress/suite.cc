@@ -14,10 +14,10 @@ namespace rwstress {
 
 std::vector<SuiteInfo> suites() {
   return {{"rwsem-test",
-           "seed 003: rw 4R+2W, ro 4R, wo 4W, r1, w1, r2; SCHED no and yes; two runs each; "
+           "the 2001 rwsem benchmark: rw 4R+2W, ro 4R, wo 4W, r1, w1, r2; SCHED no and yes; two runs each; "
            "aa-rwsem, xadd, xadd-unfair, generic-spin (+ --lock NAMES); 1 s per run"},
           {"bkl",
-           "seed 001: bkl (spinning big lock) vs sem-mutex (semaphore as a mutex), tiny critical "
+           "the 2000 BKL report: bkl (spinning big lock) vs sem-mutex (semaphore as a mutex), tiny critical "
            "sections, 2 threads per CPU, over 1..all CPUs; context switches, user/sys/idle, "
            "time per operation; 1 s per point"}};
 }
@@ -85,8 +85,8 @@ std::vector<std::string> rwsem_test_table(const std::vector<RunResult>& runs,
     }
     out.push_back(fmt::format("{:-<28} {:-<7} {:-<5}", "", "", ""));
   }
-  out.push_back("READERS / WRITERS: read and write acquisitions in each run (the seed's counts "
-                "over a fixed time); n/a: no thread of that role.");
+  out.push_back("READERS / WRITERS: read and write acquisitions in each run (the 2001 "
+                "benchmark's counts were over a fixed time too); n/a: no thread of that role.");
   return out;
 }
 
@@ -222,7 +222,7 @@ std::vector<std::string> rwsem_test_history(const std::vector<RunResult>& runs) 
 std::vector<std::string> bkl_table(const std::vector<RunResult>& runs) {
   std::vector<std::string> out;
   out.push_back("");
-  out.push_back("SEED 001 VIEW: per configuration, vmstat-like columns and time per operation");
+  out.push_back("THE 2000 BKL REPORT VIEW: per configuration, vmstat-like columns and time per operation");
   constexpr const char* kFormat =
       "{:<12} {:>5} {:>10} | {:>10} {:>5} {:>5} {:>5} | {:>9} {:>9} {:>9} {:>9}";
   out.push_back(fmt::format(fmt::runtime(kFormat), "lock", "CPUs", "ops/s", "c-sw/s", "user",
@@ -263,7 +263,7 @@ std::vector<std::string> bkl_table(const std::vector<RunResult>& runs) {
                               per_op(s.sys, s.ops), per_op(s.idle_s, s.ops)));
   }
   out.push_back("user/os/idle: shares of the CPUs the point used; time/op = (user + os + idle) "
-                "CPU time / operations, split as seed 001 splits time per request.");
+                "CPU time / operations, split as the 2000 BKL report splits time per request.");
   return out;
 }
 
@@ -313,7 +313,7 @@ int run_suite(RunConfig cfg, const Topology& topology, const PrintFn& print) {
       }
       if (std::find(envs.begin(), envs.end(), e) == envs.end()) envs.push_back(e);
     }
-  if (cfg.repeat == 1) cfg.repeat = 2;  // the seed ran each test twice
+  if (cfg.repeat == 1) cfg.repeat = 2;  // the 2001 benchmark ran each test twice
   SessionReport session(cfg, topology, "suite rwsem-test");
   Report& report = session.report;
   std::vector<int> cpus = topology.placement_order(cfg.placement);

@@ -1,8 +1,8 @@
 // rwstress suite NAME: named, documented scenario sets that reproduce the
-// seeds' tables for today's locks (docs/reports.md).
-//   rwsem-test  seed 003: tests rw/ro/wo/r1/w1/r2, SCHED no and yes, two
+// historic reports' tables for today's locks (docs/history.md, docs/reports.md).
+//   rwsem-test  the 2001 rwsem benchmark: tests rw/ro/wo/r1/w1/r2, SCHED no and yes, two
 //               runs each, on the four 2.4.4-era rwsems (+ any --lock).
-//   bkl         seed 001: a spinning big lock against a semaphore used as a
+//   bkl         the 2000 BKL report: a spinning big lock against a semaphore used as a
 //               mutex, tiny critical sections, over CPU counts, with context
 //               switches, user/sys/idle and time per operation.
 #pragma once
@@ -22,7 +22,7 @@ struct SuiteInfo {
 };
 std::vector<SuiteInfo> suites();
 
-// The seed-003 test set: name, readers, writers, contention.
+// The 2001 rwsem benchmark test set: name, readers, writers, contention.
 struct RwsemTest {
   const char* name;
   int readers;
@@ -31,7 +31,7 @@ struct RwsemTest {
 };
 std::vector<RwsemTest> rwsem_tests();
 
-// The seed-003-shaped table over finished runs (labels "rws-rw no", ...):
+// The 2001 rwsem benchmark-shaped table over finished runs (labels "rws-rw no", ...):
 // one line per environment, test and SCHED, reader and writer op counts of
 // each run side by side.
 std::vector<std::string> rwsem_test_table(const std::vector<RunResult>& runs,
@@ -42,7 +42,7 @@ std::vector<std::string> rwsem_test_table(const std::vector<RunResult>& runs,
 // each test's operations over rws-r1) beside the same ratios of `runs`.
 std::vector<std::string> rwsem_test_history(const std::vector<RunResult>& runs);
 
-// Seed 001's tables over a finished bkl sweep: vmstat-like columns and time
+// the 2000 BKL report's tables over a finished bkl sweep: vmstat-like columns and time
 // per operation split into user, system and idle.
 std::vector<std::string> bkl_table(const std::vector<RunResult>& runs);
 

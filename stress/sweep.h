@@ -1,4 +1,4 @@
-// rwstress sweep: one scenario over CPU counts and placements (seed 001's
+// rwstress sweep: one scenario over CPU counts and placements (the 2000 BKL report's
 // 4-way -> 8-way table): throughput per count, scaling against the smallest
 // count, and the linear-scaling column. Thread counts are per CPU.
 #pragma once

@@ -26,7 +26,7 @@ bool one_line_error(const CliOutcome& o) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_CASE(defaults_are_the_seed_003_rw_test) {
+BOOST_AUTO_TEST_CASE(defaults_are_the_2001_rwsem_benchmark_rw_test) {
   CliOutcome o = parse({});
   BOOST_REQUIRE(o.action == CliAction::kRun);
   BOOST_TEST(o.config.readers == 4);
@@ -128,9 +128,16 @@ BOOST_AUTO_TEST_CASE(durations) {
   BOOST_TEST(one_line_error(parse({"--watchdog", "0"})));
 }
 
+// --cpus takes CPU numbers as taskset does ("0" is CPU 0); --ncpus a count.
 BOOST_AUTO_TEST_CASE(cpu_specs) {
   std::string err;
-  BOOST_TEST(parse_cpu_spec("4", &err)->count == 4);
+  BOOST_TEST(parse_cpu_spec("0", &err)->list == (std::vector<int>{0}),
+             boost::test_tools::per_element());
+  BOOST_TEST(parse_cpu_spec("4", &err)->list == (std::vector<int>{4}),
+             boost::test_tools::per_element());
+  BOOST_TEST(parse({"--ncpus", "4"}).config.cpus.count == 4);
+  BOOST_TEST(one_line_error(parse({"--ncpus", "0"})));
+  BOOST_TEST(one_line_error(parse({"--cpus", "0", "--ncpus", "1"})));
   BOOST_TEST(parse_cpu_spec("0-3,8", &err)->list == (std::vector<int>{0, 1, 2, 3, 8}),
              boost::test_tools::per_element());
   BOOST_TEST(parse_cpu_spec("5,", &err)->list == (std::vector<int>{5}),
@@ -138,7 +145,7 @@ BOOST_AUTO_TEST_CASE(cpu_specs) {
   BOOST_TEST(parse_cpu_spec("3,1,1-2", &err)->list == (std::vector<int>{1, 2, 3}),
              boost::test_tools::per_element());
   BOOST_TEST(parse_cpu_spec("0-3,8", &err)->describe() == "0-3,8");
-  for (const char* bad : {"0", "-1", "3-1", "a", "0,,2", "1-", "-", ",", "99999999", "1-x"})
+  for (const char* bad : {"-1", "3-1", "a", "0,,2", "1-", "-", ",", "99999999", "1-x"})
     BOOST_TEST(!parse_cpu_spec(bad, &err).has_value(), "accepted '" << bad << "'");
   BOOST_TEST(one_line_error(parse({"--cpus", "3-1"})));
 }
@@ -165,6 +172,8 @@ BOOST_AUTO_TEST_CASE(binary_unknown_lock_exits_2_with_one_line) {
 BOOST_AUTO_TEST_CASE(binary_rejects_cpus_this_machine_lacks) {
   test::ProcessResult r = test::run_rwstress("--lock xadd --cpus 4096 --duration 100ms");
   BOOST_TEST(r.exit_code == 2);
+  // The count form of old gets told what to write now.
+  BOOST_TEST(r.err.find("--ncpus 4096") != std::string::npos, r.err);
   r = test::run_rwstress("--lock xadd --cpus 60000-60001 --duration 100ms");
   BOOST_TEST(r.exit_code == 2);
   BOOST_TEST(r.err.find("CPU 60000") != std::string::npos);
@@ -361,4 +370,14 @@ BOOST_AUTO_TEST_CASE(xadd_retry_knob_round_trips) {
       test::run_rwstress("--lock xadd --xadd-retry original --duration 100ms --readers 2 --writers 1");
   BOOST_TEST(r.exit_code == 0, r.out << r.err);
   BOOST_TEST(r.out.find("--xadd-retry original") != std::string::npos);
+}
+
+// `--cpus 0` runs on CPU 0 and replays as such; `--ncpus 1` replays as a count.
+BOOST_AUTO_TEST_CASE(binary_cpu_zero_is_cpu_zero) {
+  test::ProcessResult r = test::run_rwstress("--lock xadd --readers 1 --writers 1 --cpus 0 --duration 100ms");
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out.find("--cpus 0 --placement") != std::string::npos, r.out);
+  r = test::run_rwstress("--lock xadd --readers 1 --writers 1 --ncpus 1 --duration 100ms");
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out.find("--ncpus 1 --placement") != std::string::npos, r.out);
 }

@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(thread_seeds_are_replayable_and_distinct) {
   BOOST_TEST(thread_seed(42, 0) != thread_seed(43, 0));
 }
 
-// Seed 001's figures: idle share of the CPUs used, by hand.
+// the 2000 BKL report's figures: idle share of the CPUs used, by hand.
 BOOST_AUTO_TEST_CASE(idle_share_and_distinct_cpus_hand_values) {
   BOOST_TEST(distinct_cpus({0, 1, 0, 1, 0}) == 2);
   BOOST_TEST(distinct_cpus({}) == 0);

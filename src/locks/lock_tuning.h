@@ -17,7 +17,7 @@ struct LockTuning {
   // kernel semaphore's fast retry): turns of cpu_relax while the owner runs.
   int spin_limit = 2000;
   // XADD rwsem (xadd): wake every queued reader when the head is a reader
-  // (the slightly-unfair wake of seed 003), instead of the head run.
+  // (the slightly-unfair wake of the 2001 rwsem benchmark), instead of the head run.
   bool xadd_unfair_wake = false;
   // XADD rwsem: a waker that backs out of its 0 -> 1 claim retries only if
   // the whole count went to 0, as 2.4.4's lib/rwsem.c did; that count is

@@ -3,7 +3,7 @@
 // CLOCK_MONOTONIC elsewhere. calibrate() is called once, before any worker
 // starts: it measures ticks per nanosecond against CLOCK_MONOTONIC, and the
 // cost of one reading, which every measured interval then has subtracted
-// (seed 000's instrumentation added ~130 ticks to every hold and said so).
+// (the 1999 kernel_lock report's instrumentation added ~130 ticks to every hold and said so).
 #pragma once
 
 #include <time.h>

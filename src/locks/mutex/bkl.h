@@ -1,5 +1,5 @@
 // BigKernelLock: the Linux 2.2/2.4 big kernel lock (lock_kernel /
-// unlock_kernel, include/linux/smp_lock.h), as seed 001 measured it.
+// unlock_kernel, include/linux/smp_lock.h), as the 2000 BKL report measured it.
 //
 // A spinlock with an owner and a per-owner depth: the owner may take it
 // again (lock_depth counts up), and it is released only when the depth

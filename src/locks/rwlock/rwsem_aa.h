@@ -1,5 +1,5 @@
 // rwsem-aa: Andrea Arcangeli's generic rwsem (the 2.4.4-pre3 "generic
-// rwsem" patch of the -aa tree; the seed's environment (1)).
+// rwsem" patch of the -aa tree; the 2001 rwsem benchmark's environment (1)).
 //
 // Algorithm: one spinlock guards a signed count and a FIFO wait list. The
 // count is the sum of the biases of the holders: each reader adds

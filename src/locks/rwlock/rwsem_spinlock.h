@@ -1,5 +1,5 @@
 // rwsem-spinlock: David Howells' generic spinlock rwsem
-// (lib/rwsem-spinlock.c, Linux 2.4.4-pre4, the seed's "GENERIC-SPIN").
+// (lib/rwsem-spinlock.c, Linux 2.4.4-pre4, the 2001 rwsem benchmark's "GENERIC-SPIN").
 //
 // Algorithm: one spinlock guards an activity count and a FIFO wait list.
 // A newcomer is granted at once only if the lock is compatible *and* nobody

@@ -87,7 +87,7 @@ class AbslSemaphore {
   int count_;
 };
 
-// A semaphore of count 1 used as a mutex: seed 001's sleeping alternative
+// A semaphore of count 1 used as a mutex: the 2000 BKL report's sleeping alternative
 // to the big kernel lock.
 template <class Semaphore>
 class SemaphoreAsMutex {

@@ -1,5 +1,5 @@
 // SemI386: the Linux 2.4 i386 counting semaphore (arch/i386/kernel/
-// semaphore.c, include/asm-i386/semaphore.h), the "semaphore" of seed 001.
+// semaphore.c, include/asm-i386/semaphore.h), the "semaphore" of the 2000 BKL report.
 //
 // An atomic count (negative: somebody waits) and a `sleepers` count, both
 // read under a spinlock by the slow path only. down decrements; if the
