@@ -5,11 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "rwstress_version.h"
 #include "stress/run_config.h"
 
 namespace rwstress {
 
-inline constexpr const char* kVersion = "0.1.0";
+// From the top-level VERSION file, through the build (rwstress_version.h).
+inline constexpr const char* kVersion = RWSTRESS_VERSION;
 
 enum class CliAction {
   kRun,   // the main torture + benchmark run
