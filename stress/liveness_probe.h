@@ -42,6 +42,7 @@ using namespace std::chrono_literals;
 inline constexpr auto kQueueTime = 5ms;
 
 struct Waiters {
+  std::atomic<int> started{0};
   std::atomic<int> entered{0};
   std::atomic<int> left{0};
   std::atomic<bool> may_leave{false};
@@ -79,6 +80,7 @@ struct Trial {
   void spawn(Take take, Give give) {
     ++spawned;
     std::thread([l = box, w = waiters, take, give] {
+      w->started.fetch_add(1, std::memory_order_release);
       take(l->lock);
       w->entered.fetch_add(1, std::memory_order_release);
       wait_flag(w->may_leave);
@@ -94,6 +96,13 @@ struct Trial {
     if (!wait_until(waiters->left, spawned, limit)) return false;
     delete box;
     return true;
+  }
+
+  // Until every waiter is about to block (a loaded machine may start a
+  // thread late), then kQueueTime for it to get there.
+  void let_waiters_queue(std::chrono::nanoseconds limit) {
+    wait_until(waiters->started, spawned, limit);
+    std::this_thread::sleep_for(kQueueTime);
   }
 
   LockBox<Lock>* box;
@@ -118,7 +127,7 @@ std::vector<Violation> probe_liveness(const Scenario& sc) {
     Trial<Lock> t(sc);
     for (int i = 0; i < units; ++i) acquire_as<false>(t.lock());
     t.spawn([](Lock& l) { acquire_as<false>(l); }, [](Lock& l) { release_as<false>(l); });
-    std::this_thread::sleep_for(kQueueTime);
+    t.let_waiters_queue(limit);
     release_as<false>(t.lock());
     if (!wait_until(t.waiters->entered, 1, limit))
       fail(fmt::format("a thread waiting in {} was not admitted when the holder released{}",
@@ -145,7 +154,7 @@ std::vector<Violation> probe_liveness(const Scenario& sc) {
       t.lock().down_write();
       for (int i = 0; i < 2; ++i)
         t.spawn([](Lock& l) { l.down_read(); }, [](Lock& l) { l.up_read(); });
-      std::this_thread::sleep_for(kQueueTime);
+      t.let_waiters_queue(limit);
       t.lock().up_write();
       if (!wait_until(t.waiters->entered, 2, limit))
         fail("two readers waiting behind a writer were not both admitted when it released");
@@ -156,7 +165,7 @@ std::vector<Violation> probe_liveness(const Scenario& sc) {
       Trial<Lock> t(sc);
       t.lock().down_write();
       t.spawn([](Lock& l) { l.down_read(); }, [](Lock& l) { l.up_read(); });
-      std::this_thread::sleep_for(kQueueTime);
+      t.let_waiters_queue(limit);
       t.lock().downgrade_write();
       if (!wait_until(t.waiters->entered, 1, limit))
         fail("a reader waiting in down_read was not admitted after downgrade_write (the "

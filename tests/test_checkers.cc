@@ -151,13 +151,15 @@ BOOST_AUTO_TEST_CASE(serialised_readers_are_reported_not_failed) {
 BOOST_AUTO_TEST_CASE(watchdog_reports_hang_within_its_time) {
   LockMeta meta{"deadlocks", Family::kRwlock, Fairness::kTaskFair, "test",
                 capabilities_of<test::DeadlocksAfterSomeWrites>(), false};
-  Scenario sc = test::short_scenario(machine(), 2, 1, 8000ms);
+  // The run would last 20 s; the HANG must come long before (CI on a
+  // loaded machine took 5 s once, hence the margin).
+  Scenario sc = test::short_scenario(machine(), 2, 1, 20000ms);
   sc.watchdog = 1s;
   auto t0 = std::chrono::steady_clock::now();
   RunResult r = run_rwlock<test::DeadlocksAfterSomeWrites>(sc, meta);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   BOOST_TEST(r.verdict == Verdict::kHang);
-  BOOST_TEST(secs < 4.0, "HANG took " << secs << "s with a 1s watchdog");
+  BOOST_TEST(secs < 8.0, "HANG took " << secs << "s with a 1s watchdog");
   BOOST_REQUIRE(r.hang_report.size() == 3u);
   bool writer_named = false;
   for (const auto& line : r.hang_report) writer_named |= line.find("down_write") != std::string::npos ||
@@ -172,7 +174,9 @@ BOOST_AUTO_TEST_CASE(watchdog_reports_hang_within_its_time) {
 BOOST_AUTO_TEST_CASE(no_check_loop_still_reports_a_hang) {
   LockMeta meta{"deadlocks", Family::kRwlock, Fairness::kTaskFair, "test",
                 capabilities_of<test::DeadlocksAfterSomeWrites>(), false};
-  Scenario sc = test::short_scenario(machine(), 2, 1, 8000ms);
+  // The run would last 20 s; the HANG must come long before (CI on a
+  // loaded machine took 5 s once, hence the margin).
+  Scenario sc = test::short_scenario(machine(), 2, 1, 20000ms);
   sc.watchdog = 1s;
   sc.check = false;
   RunResult r = run_rwlock<test::DeadlocksAfterSomeWrites>(sc, meta);
@@ -241,7 +245,11 @@ BOOST_AUTO_TEST_CASE(semaphore_run_catches_more_holders_than_the_count) {
 // RCU: a reader that can see a version after it was retired (no grace
 // period) is caught; liburcu with synchronize_rcu/call_rcu is not.
 BOOST_AUTO_TEST_CASE(snapshot_check_fires_without_a_grace_period) {
-  RunResult r = run<test::RcuWithoutGracePeriod>(3, 1, 500ms, Fairness::kReaderPref, 2000);
+  // The window is a reader preempted mid-read: on a loaded machine one
+  // 500 ms run can miss it (CI saw that once); it must show in one of 3.
+  RunResult r;
+  for (int i = 0; i < 3 && of(r, ViolationKind::kTornRecord) == 0; ++i)
+    r = run<test::RcuWithoutGracePeriod>(3, 1, 500ms, Fairness::kReaderPref, 2000);
   BOOST_TEST(of(r, ViolationKind::kTornRecord) > 0u);
   BOOST_TEST(r.verdict == Verdict::kFail);
 }
@@ -264,19 +272,26 @@ BOOST_AUTO_TEST_CASE(liveness_probe_catches_each_forgotten_wakeup_and_is_quiet_o
         return true;
     return false;
   };
+  // A waiter that starts late on a loaded machine finds the lock free and is
+  // not a test of the wake-up: a forgotten one must show in one of 3 probes.
+  auto caught = [&](auto probe, const char* words) {
+    for (int i = 0; i < 3; ++i)
+      if (lost(probe(), words)) return true;
+    return false;
+  };
   BOOST_TEST(probe_liveness<test::CvRwlock<ForgottenWake::kNone>>(sc).empty());
   BOOST_TEST(probe_liveness<test::CvSemaphore<ForgottenWake::kNone>>(sc).empty());
   BOOST_TEST(probe_liveness<test::CvMutex<ForgottenWake::kNone>>(sc).empty());
-  BOOST_TEST(lost(probe_liveness<test::CvRwlock<ForgottenWake::kOnRelease>>(sc),
-                  "waiting in down_write was not admitted"));
-  BOOST_TEST(lost(probe_liveness<test::CvRwlock<ForgottenWake::kSecondReader>>(sc),
-                  "not both admitted"));
-  BOOST_TEST(lost(probe_liveness<test::CvRwlock<ForgottenWake::kOnDowngrade>>(sc),
-                  "after downgrade_write"));
-  BOOST_TEST(lost(probe_liveness<test::CvSemaphore<ForgottenWake::kOnRelease>>(sc),
-                  "waiting in down was not admitted"));
-  BOOST_TEST(lost(probe_liveness<test::CvMutex<ForgottenWake::kOnRelease>>(sc),
-                  "waiting in lock was not admitted"));
+  BOOST_TEST(caught([&] { return probe_liveness<test::CvRwlock<ForgottenWake::kOnRelease>>(sc); },
+                    "waiting in down_write was not admitted"));
+  BOOST_TEST(caught([&] { return probe_liveness<test::CvRwlock<ForgottenWake::kSecondReader>>(sc); },
+                    "not both admitted"));
+  BOOST_TEST(caught([&] { return probe_liveness<test::CvRwlock<ForgottenWake::kOnDowngrade>>(sc); },
+                    "after downgrade_write"));
+  BOOST_TEST(caught([&] { return probe_liveness<test::CvSemaphore<ForgottenWake::kOnRelease>>(sc); },
+                    "waiting in down was not admitted"));
+  BOOST_TEST(caught([&] { return probe_liveness<test::CvMutex<ForgottenWake::kOnRelease>>(sc); },
+                    "waiting in lock was not admitted"));
 }
 
 // Through a whole run: the forgotten downgrade wake-up is a FAIL with the
