@@ -64,6 +64,14 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// The CPUs this process may run on (at least 1), without loading the
+// topology: what "all CPUs" means while parsing.
+int allowed_cpu_count() {
+  cpu_set_t allowed;
+  const int n = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+  return std::max(n, 1);
+}
+
 // Below this, sampling gaps and time slices alone look like a hang.
 constexpr std::chrono::nanoseconds kShortestWatchdog = std::chrono::milliseconds(100);
 // Work under this many loop turns is far below any allowed watchdog on any
@@ -151,11 +159,9 @@ std::string watchdog_guard(const RunConfig& cfg) {
   // stretched by the threads that share each CPU.
   const std::uint64_t loops = std::max(cfg.cs_read_loops, cfg.cs_write_loops) * 2 + cfg.delay_loops;
   if (loops > kLoopsWorthTiming) {
-    cpu_set_t allowed;
-    const int online = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
     const int cpus = cfg.cpus.count > 0      ? cfg.cpus.count
                      : !cfg.cpus.list.empty() ? int(cfg.cpus.list.size())
-                                              : std::max(online, 1);
+                                              : allowed_cpu_count();
     int threads = 1;
     for (const LockEntry* e : cfg.locks) threads = std::max(threads, cfg.threads_for(e->meta.family));
     const double sharing = std::ceil(double(threads) / double(std::min(threads, cpus)));
@@ -358,9 +364,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     if (app.count("--cpus") > 0 || app.count("--ncpus") > 0)
       return usage_error("sweep takes its CPU counts from 'sweep --cpus'; give --cpus after sweep");
     if (sweep_cpus.find('N') != std::string::npos) {
-      cpu_set_t allowed;
-      const int n = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
-      std::string all = std::to_string(n > 0 ? n : 1);
+      std::string all = std::to_string(allowed_cpu_count());
       for (size_t at; (at = sweep_cpus.find('N')) != std::string::npos;)
         sweep_cpus.replace(at, 1, all);
     }

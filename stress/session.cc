@@ -62,25 +62,25 @@ std::string SessionReport::open() {
   // Each requested file starts as a valid document with no runs (an empty
   // JUnit file is not XML): a session killed before its first run still
   // leaves files that parse.
-  const std::pair<const char*, const std::string*> files[] = {
-      {"--json", &c.json_path}, {"--csv", &c.csv_path}, {"--junit", &c.junit_path}};
-  for (auto [flag, path] : files) {
-    if (path->empty()) continue;
+  struct File {
+    const char* flag;
+    const std::string& path;
+    std::string (*text)(const Report&);
+  };
+  const File files[] = {{"--json", c.json_path, &json_report_text},
+                        {"--csv", c.csv_path, &csv_report_text},
+                        {"--junit", c.junit_path, &junit_report_text}};
+  for (const File& f : files) {
+    if (f.path.empty()) continue;
     std::string err;
-    if (is_stream(*path))
-      err = access(path->c_str(), W_OK) == 0 ? "" : fmt::format("cannot write '{}'", *path);
+    if (is_stream(f.path))
+      err = access(f.path.c_str(), W_OK) == 0 ? "" : fmt::format("cannot write '{}'", f.path);
     else
-      err = write_report_file(*path, report_text(flag));
-    if (!err.empty()) return fmt::format("{}: {}", flag, err);
+      err = write_report_file(f.path, f.text(report));
+    if (!err.empty()) return fmt::format("{}: {}", f.flag, err);
   }
   last_json_write_ = std::chrono::steady_clock::now();
   return "";
-}
-
-std::string SessionReport::report_text(std::string_view flag) const {
-  if (flag == "--json") return json_report_text(report);
-  if (flag == "--csv") return csv_report_text(report);
-  return junit_report_text(report);
 }
 
 std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point,

@@ -50,7 +50,6 @@ class SessionReport {
   Report report;
 
  private:
-  std::string report_text(std::string_view flag) const;
   void keep_json_current();
 
   const Topology& topology_;
