@@ -74,9 +74,12 @@ constexpr LockEntry with_known_issue(LockEntry e, std::string_view issue) {
 
 // One line per implementation. docs/locks.md describes each.
 constexpr LockEntry kLocks[] = {
-    rwlock<RwsemAa<>>("aa-rwsem", Fairness::kTaskFair,
-                      "Linux 2.4.4-pre3 + Andrea Arcangeli's generic rwsem (spinlock + count + "
-                      "FIFO list)"),
+    rwlock<RwsemAa<>>("aa-rwsem", Fairness::kReaderPref,
+                      "Linux 2.4.4-pre3 + Andrea Arcangeli's rwsem-generic (April 2001, as "
+                      "benchmarked): recursive down_read, two wait queues, wake and re-check"),
+    rwlock<RwsemAaFair<>>("aa-rwsem-fair", Fairness::kTaskFair,
+                          "Andrea Arcangeli's rwsem-fair-20 (September 2001, on 2.4.10-pre12): "
+                          "sleepers' bias left in the count, FIFO, woken sleeper re-takes the lock"),
     rwlock<RwsemXadd<>>("xadd", Fairness::kTaskFair,
                         "XADD rwsem, David Howells' April 2001 series on Linux 2.4.4-pre6 (i386 count layout)"),
     rwlock<RwsemXaddUnfair<>>("xadd-unfair", Fairness::kUnfair,
@@ -85,7 +88,7 @@ constexpr LockEntry kLocks[] = {
     rwlock<RwsemSpinlock<>>("generic-spin", Fairness::kTaskFair,
                             "Linux 2.4.4-pre4 lib/rwsem-spinlock.c, David Howells"),
     rwlock<LinuxRwsem<>>("linux-rwsem", Fairness::kUnfair,
-                         "Linux 5.x-6.x kernel/locking/rwsem.c: WRITER_LOCKED/WAITERS/HANDOFF, "
+                         "Linux 6.1 kernel/locking/rwsem.c: WRITER_LOCKED/WAITERS/HANDOFF, OSQ "
                          "optimistic spinning, reader stealing (knobs: --rwsem-*)"),
     rwlock<QRwlock<>>("qrwlock", Fairness::kTaskFair,
                       "Linux 3.16+ queued rwlock: count word + qspinlock wait queue"),

@@ -1,5 +1,6 @@
-// LinuxRwsem: the modern Linux rwsem (kernel/locking/rwsem.c as of Linux
-// 5.x-6.x: Waiman Long's rework), without RT-task and debug paths.
+// LinuxRwsem: the modern Linux rwsem, kernel/locking/rwsem.c as of Linux
+// 6.1 (LTS; Waiman Long's rework as it stands since 6.0), without RT-task,
+// lockdep and debug paths.
 //
 // Count word (long):
 //   bit 0      RWSEM_WRITER_LOCKED
@@ -8,24 +9,34 @@
 //   bits 8-62  reader count (RWSEM_READER_BIAS = 1 << 8)
 // Fast paths: a reader adds READER_BIAS and is in unless WRITER_LOCKED,
 // WAITERS or HANDOFF was set; a writer cmpxchg's 0 -> WRITER_LOCKED.
-// Slow paths:
-//   - a writer spins optimistically (at most tuning.spin_limit turns) trying
-//     to take a free lock before queueing;
+// Slow paths, as in 6.1:
+//   - a writer spins optimistically before queueing, one spinner at a time
+//     (the OSQ), on the owner while a writer holds and for a bounded time
+//     while readers hold (rwsem_rspin_threshold: 0.5 us per reader + 0.5);
 //   - a reader whose bias went in while no writer holds, no hand-off is
 //     pending and no other reader holds keeps the lock even past queued
 //     writers (reader lock stealing, tuning.reader_steal), and wakes the
 //     readers queued behind;
-//   - waiters queue FIFO under wait_lock and sleep on their own futex word;
-//     a release that finds WAITERS wakes the front: a writer to retry, or
+//   - a newcomer that queues wakes whom the count allows
+//     (rwsem_cond_wake_waiter): with no writer holding, the readers at the
+//     front join the readers that hold, or the front is woken if nobody
+//     holds;
+//   - a release that finds WAITERS wakes the front: a writer to retry, or
 //     every queued reader (up to 256) granted at once;
-//   - a first waiter that has waited longer than tuning.handoff_after_us
-//     sets HANDOFF (tuning.handoff): nobody may then steal the lock, and it
-//     goes to that waiter;
+//   - a waiter that has waited longer than tuning.handoff_after_us sets
+//     HANDOFF (tuning.handoff), always on behalf of the first waiter
+//     (handoff_set); only that waiter may then take the lock, and it spins
+//     on the owner instead of sleeping until it does;
 //   - downgrade_write turns the write hold into a read hold and wakes the
 //     queued readers.
+// One deviation: the kernel spins on a writer owner while owner->on_cpu,
+// which userspace cannot see; here the spinner gives up after
+// tuning.spin_limit turns with the same owner (--spin-limit), as it does
+// when the owner is preempted.
 // Fairness: unfair (stealing) with bounded waiting when hand-off is on.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -165,9 +176,8 @@ class LinuxRwsem {
       if (old & kWriterLocked) {
         // A writer stole the lock. A reader that has waited too long asks
         // for the hand-off.
-        if (tuning_.handoff && !(old & kHandoff) &&
-            std::chrono::steady_clock::now() > first->timeout) {
-          adjustment -= kHandoff;
+        if (tuning_.handoff && std::chrono::steady_clock::now() > first->timeout) {
+          if (!(old & kHandoff)) adjustment -= kHandoff;
           first->handoff_set = true;
         }
         count_.fetch_sub(adjustment, std::memory_order_relaxed);
@@ -191,6 +201,14 @@ class LinuxRwsem {
     count_.fetch_add(add, std::memory_order_relaxed);
   }
 
+  // rwsem_cond_wake_waiter() (6.0+): under wait_lock, after a newcomer
+  // queued. With no writer holding, the readers at the front may join the
+  // readers that hold; with nobody holding, the front is woken.
+  void cond_wake_waiter(long c, WakeList& wl) noexcept {
+    if (c & kWriterLocked) return;
+    mark_wake((c & kReaderMask) ? WakeType::kReaders : WakeType::kAny, wl);
+  }
+
   void read_slowpath(long c) noexcept {
     // Reader lock stealing: our bias is in and no writer holds or is owed
     // the lock, so we hold it; we then wake the queued readers, who may
@@ -210,7 +228,7 @@ class LinuxRwsem {
     wait_lock_.lock();
     if (list_.empty()) {
       // Nobody queued and no writer: our bias already holds the lock.
-      if (!(count_.load(std::memory_order_acquire) & (kWriterLocked | kHandoff))) {
+      if (!(count_.load(std::memory_order_acquire) & kWriterLocked)) {
         wait_lock_.unlock();
         return;
       }
@@ -219,48 +237,106 @@ class LinuxRwsem {
     list_.push_back(&w);
     Hooks::at(HookPoint::kAfterEnqueue);
     c = count_.fetch_add(adjustment, std::memory_order_acq_rel) + adjustment;
-    // The holders left meanwhile: wake the front, which may be us.
-    if (!(c & kLockMask)) mark_wake(WakeType::kAny, wl);
+    cond_wake_waiter(c, wl);
     wait_lock_.unlock();
     wl.grant_all();
     rwsem_wait_for_grant<Hooks>(w);
   }
 
-  // rwsem_try_write_lock(): under wait_lock.
+  // rwsem_try_write_lock() as of 6.1: under wait_lock. While HANDOFF is
+  // set, only the first waiter may take the lock if it is the one the bit
+  // was set for; any waiter that has waited too long may set the bit, but
+  // always on behalf of the first waiter.
   bool try_write_lock(LinuxRwsemWaiter& w) noexcept {
-    const bool first = list_.front() == &w;
+    auto* first = static_cast<LinuxRwsemWaiter*>(list_.front());
     long c = count_.load(std::memory_order_relaxed), next;
     do {
       const bool has_handoff = c & kHandoff;
-      if (has_handoff && !first) return false;
+      if (has_handoff && first->handoff_set && &w != first) return false;
       next = c;
       if (c & kLockMask) {
-        if (has_handoff || !first || !tuning_.handoff ||
-            std::chrono::steady_clock::now() < w.timeout)
+        if (has_handoff || !tuning_.handoff || std::chrono::steady_clock::now() < w.timeout)
           return false;
         next |= kHandoff;
       } else {
         next = (next | kWriterLocked) & ~kHandoff;
-        if (first && !list_.next_of(&w)) next &= ~kWaiters;
+        if (first == &w && !list_.next_of(&w)) next &= ~kWaiters;
       }
     } while (!count_.compare_exchange_weak(c, next, std::memory_order_acquire,
                                            std::memory_order_relaxed));
     if (next & kHandoff) {
-      w.handoff_set = true;
+      first->handoff_set = true;
       return false;
     }
     list_.remove(&w);
     return true;
   }
 
-  // Optimistic spinning: try to take a free lock without queueing.
-  bool spin_for_write() noexcept {
-    for (int i = 0; i < tuning_.spin_limit; ++i) {
-      long c = count_.load(std::memory_order_relaxed);
-      if (!(c & (kLockMask | kHandoff)) &&
-          count_.compare_exchange_weak(c, c | kWriterLocked, std::memory_order_acquire,
+  // rwsem_try_write_lock_unqueued().
+  bool try_write_lock_unqueued() noexcept {
+    long c = count_.load(std::memory_order_relaxed);
+    while (!(c & (kLockMask | kHandoff)))
+      if (count_.compare_exchange_weak(c, c | kWriterLocked, std::memory_order_acquire,
                                        std::memory_order_relaxed))
         return true;
+    return false;
+  }
+
+  // rwsem_optimistic_spin(). One spinner at a time works the count (the
+  // OSQ); a would-be spinner waits for its turn as long as the spinner
+  // ahead of it could spin, then queues, as osq_lock() gives up on
+  // need_resched. The spinner spins on a writer owner until the owner
+  // changes (or spin_limit turns, standing in for owner->on_cpu), and on
+  // readers until rwsem_rspin_threshold() (0.5 us per reader, + 0.5 us,
+  // at most 31 readers).
+  bool optimistic_spin() noexcept {
+    if (tuning_.spin_limit <= 0) return false;
+    for (int turn = 0; osq_.exchange(true, std::memory_order_acquire); ++turn) {
+      if (turn >= tuning_.spin_limit) return false;
+      Hooks::at(HookPoint::kSpinIteration);
+      cpu_relax();
+    }
+    bool taken = false;
+    const void* owner = nullptr;
+    int same_owner = 0;
+    bool reader_phase = false;
+    std::chrono::steady_clock::time_point reader_deadline;
+    for (;;) {
+      if (try_write_lock_unqueued()) {
+        taken = true;
+        break;
+      }
+      const long c = count_.load(std::memory_order_relaxed);
+      if (c & kHandoff) break;  // the lock is owed to the first waiter
+      if (c & kWriterLocked) {
+        reader_phase = false;
+        const void* now_owner = owner_.load(std::memory_order_relaxed);
+        same_owner = now_owner == owner ? same_owner + 1 : 0;
+        owner = now_owner;
+        if (same_owner >= tuning_.spin_limit) break;  // owner->on_cpu, as far as we can tell
+      } else if (c & kReaderMask) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!reader_phase) {
+          long readers = std::min<long>(c >> 8, 30);
+          reader_deadline = now + std::chrono::nanoseconds((readers + 1) * 500);
+          reader_phase = true;
+        } else if (now > reader_deadline) {
+          break;
+        }
+      }
+      Hooks::at(HookPoint::kSpinIteration);
+      cpu_relax();
+    }
+    osq_.store(false, std::memory_order_release);
+    return taken;
+  }
+
+  // The first waiter, once HANDOFF is set for it, spins until the holder
+  // releases instead of sleeping (6.1's rwsem_spin_on_owner() in the wait
+  // loop). True if the lock was seen free: retry at once.
+  bool handoff_spin() noexcept {
+    for (int i = 0; i < tuning_.spin_limit; ++i) {
+      if (!(count_.load(std::memory_order_relaxed) & kLockMask)) return true;
       Hooks::at(HookPoint::kSpinIteration);
       cpu_relax();
     }
@@ -268,7 +344,7 @@ class LinuxRwsem {
   }
 
   void write_slowpath() noexcept {
-    if (spin_for_write()) return;
+    if (optimistic_spin()) return;
     LinuxRwsemWaiter w(true);
     w.timeout = std::chrono::steady_clock::now() +
                 std::chrono::microseconds(tuning_.handoff_after_us);
@@ -280,20 +356,21 @@ class LinuxRwsem {
     if (was_empty) {
       count_.fetch_or(kWaiters, std::memory_order_relaxed);
     } else {
-      // Not first: if no writer holds, the readers at the front may go.
-      long c = count_.load(std::memory_order_relaxed);
-      if (!(c & kWriterLocked))
-        mark_wake((c & kReaderMask) ? WakeType::kReaders : WakeType::kAny, wl);
+      // Not first: whoever the count allows goes ahead of us.
+      cond_wake_waiter(count_.load(std::memory_order_relaxed), wl);
     }
     for (;;) {
       if (try_write_lock(w)) break;
       w.waiting.store(1, std::memory_order_relaxed);  // armed before wait_lock drops
+      const bool owed = w.handoff_set;  // written under wait_lock by whoever set HANDOFF
       wait_lock_.unlock();
       wl.grant_all();
-      while (w.waiting.load(std::memory_order_acquire)) {
-        Hooks::at(HookPoint::kBeforeSleep);
-        futex_wait<Hooks>(w.waiting, 1);
-        Hooks::at(HookPoint::kAfterWake);
+      if (!(owed && handoff_spin())) {
+        while (w.waiting.load(std::memory_order_acquire)) {
+          Hooks::at(HookPoint::kBeforeSleep);
+          futex_wait<Hooks>(w.waiting, 1);
+          Hooks::at(HookPoint::kAfterWake);
+        }
       }
       wait_lock_.lock();
     }
@@ -303,6 +380,7 @@ class LinuxRwsem {
 
   std::atomic<long> count_{0};
   std::atomic<const void*> owner_{nullptr};
+  std::atomic<bool> osq_{false};  // a writer is spinning optimistically
   LockTuning tuning_;
   RawSpinlock<Hooks> wait_lock_;
   RwsemWaitList list_;
