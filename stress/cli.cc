@@ -227,7 +227,8 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
       ->check(CLI::IsMember({"active", "original"}))
       ->default_val("active");
   app.add_option("--spin-limit", cfg.tuning.spin_limit,
-                 "optimistic spinning before sleeping, in pause turns (modern rwsem)")
+                 "optimistic spinning on one lock owner before sleeping, in pause turns "
+                 "(modern rwsem: the stand-in for owner->on_cpu)")
       ->check(CLI::Range(0, 1 << 24))
       ->default_val(LockTuning{}.spin_limit);
   app.add_flag("--sched", cfg.sched, "sched_yield() after each pass through the loop");

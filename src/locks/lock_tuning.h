@@ -14,7 +14,8 @@ struct LockTuning {
   // even if writers wait (reader lock stealing).
   bool reader_steal = true;
   // Spin-before-sleep limit of the optimistic spinners (modern rwsem,
-  // kernel semaphore's fast retry): turns of cpu_relax while the owner runs.
+  // kernel semaphore's fast retry): turns of cpu_relax on one owner, the
+  // userspace stand-in for the kernel's "while owner->on_cpu".
   int spin_limit = 2000;
   // XADD rwsem (xadd): wake every queued reader when the head is a reader
   // (the slightly-unfair wake of the 2001 rwsem benchmark), instead of the head run.
