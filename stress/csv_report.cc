@@ -41,25 +41,30 @@ std::string role_fields(const RunResult& r, const RoleStat& s) {
 
 }  // namespace
 
-std::string csv_report_text(const Report& report) {
+std::string csv_head() {
   std::string out = kColumns;
   for (const char* role : {"read", "write"})
     for (const char* c : kRoleColumns) out += fmt::format(",{}_{}", role, c);
-  out += ",interrupted\n";
-  for (const RunResult& r : report.runs) {
-    auto jain = [](double j) { return j < 0 ? std::string() : num(j); };
-    out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{:#x},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-        csv_field(r.scenario_key), csv_field(r.label), csv_field(r.lock), family_name(r.family),
-        r.readers, r.writers, r.count, r.sched ? "yes" : "no", distinct_cpus(r.cpus),
-        r.placement, r.sweep_cpus, r.oversubscribed ? "yes" : "no", r.repeat, r.seed,
-        num(r.duration_s), r.reads, r.writes, num(r.ops_per_s()), r.min_thread_ops,
-        r.max_thread_ops, jain(r.jain_readers), jain(r.jain_writers), num(r.user_s),
-        num(r.sys_s), r.voluntary_csw, r.involuntary_csw, num(r.idle_share), r.violation_count,
-        verdict_name(r.verdict));
-    out += fmt::format(",{},{},{}\n", role_fields(r, r.lockstat.read),
-                       role_fields(r, r.lockstat.write), r.interrupted ? "yes" : "no");
-  }
+  return out + ",interrupted\n";
+}
+
+std::string csv_row(const RunResult& r) {
+  auto jain = [](double j) { return j < 0 ? std::string() : num(j); };
+  std::string out = fmt::format(
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{:#x},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+      csv_field(r.scenario_key), csv_field(r.label), csv_field(r.lock), family_name(r.family),
+      r.readers, r.writers, r.count, r.sched ? "yes" : "no", distinct_cpus(r.cpus), r.placement,
+      r.sweep_cpus, r.oversubscribed ? "yes" : "no", r.repeat, r.seed, num(r.duration_s), r.reads,
+      r.writes, num(r.ops_per_s()), r.min_thread_ops, r.max_thread_ops, jain(r.jain_readers),
+      jain(r.jain_writers), num(r.user_s), num(r.sys_s), r.voluntary_csw, r.involuntary_csw,
+      num(r.idle_share), r.violation_count, verdict_name(r.verdict));
+  return out + fmt::format(",{},{},{}\n", role_fields(r, r.lockstat.read),
+                           role_fields(r, r.lockstat.write), r.interrupted ? "yes" : "no");
+}
+
+std::string csv_report_text(const Report& report) {
+  std::string out = csv_head();
+  for (const RunResult& r : report.runs) out += csv_row(r);
   return out;
 }
 

@@ -306,7 +306,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
                                                        std::move(targets), sc.plan.cpus);
     controller->start();
   }
-  drive_run(shared, workers, result);
+  drive_run(shared, workers, meta, result);
   if (controller) controller->stop();
   if (sc.injection && shared->inject) collect_injections(sc, *shared->inject, result);
   if (clock) {

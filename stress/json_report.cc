@@ -119,7 +119,7 @@ nlohmann::json run_json(const RunResult& r) {
 
 }  // namespace
 
-std::string json_report_text(const Report& report) {
+std::string json_head(const Report& report) {
   const RunConfig& c = report.config;
   nlohmann::json inject = nlohmann::json::array();
   for (const auto& spec : c.injection.specs) inject.push_back(spec.describe());
@@ -160,25 +160,46 @@ std::string json_report_text(const Report& report) {
                            {"cpus", report.plan.cpus},
                            {"oversubscribed", report.plan.oversubscribed},
                            {"description", report.plan.describe()}}}};
-  nlohmann::json runs = nlohmann::json::array();
-  for (const auto& r : report.runs) runs.push_back(run_json(r));
   nlohmann::json doc = {{"rwstress_version", kVersion},
                         {"schema", kJsonSchemaVersion},
                         {"kind", report.kind},
                         {"seed", c.seed},
                         {"seed_hex", fmt::format("{:#x}", c.seed)},
                         {"config", config},
-                        {"host", host},
-                        {"runs", runs},
-                        {"verdict", verdict_name(report.overall())},
-                        {"interrupted", report.interrupted_by
-                                            ? nlohmann::json(interrupt_signal_name(report.interrupted_by))
-                                            : nlohmann::json(nullptr)}};
-  return doc.dump(2) + "\n";
+                        {"host", host}};
+  std::string head = doc.dump(2);
+  head.resize(head.size() - 2);  // the closing "\n}": the runs follow
+  return head + ",\n  \"runs\": [";
 }
 
-std::string write_json_report(const Report& report, const std::string& path) {
-  return write_report_file(path, json_report_text(report));
+std::string json_run(const RunResult& r, bool first) {
+  std::string out = first ? "\n" : ",\n";
+  const std::string text = run_json(r).dump(2);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += "    ";
+    out.append(text, start, end - start);
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string json_tail(const Report& report, bool any_runs) {
+  const nlohmann::json interrupted =
+      report.interrupted_by ? nlohmann::json(interrupt_signal_name(report.interrupted_by))
+                            : nlohmann::json(nullptr);
+  return fmt::format("{}],\n  \"verdict\": {},\n  \"interrupted\": {}\n}}\n",
+                     any_runs ? "\n  " : "", nlohmann::json(verdict_name(report.overall())).dump(),
+                     interrupted.dump());
+}
+
+std::string json_report_text(const Report& report) {
+  std::string out = json_head(report);
+  for (std::size_t i = 0; i < report.runs.size(); ++i) out += json_run(report.runs[i], i == 0);
+  return out + json_tail(report, !report.runs.empty());
 }
 
 }  // namespace rwstress

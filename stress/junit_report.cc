@@ -57,22 +57,22 @@ std::string failure_message(const RunResult& r) {
 
 }  // namespace
 
-std::string junit_report_text(const Report& report) {
-  int failures = 0, errors = 0, skipped = 0;
-  double time = 0;
-  for (const RunResult& r : report.runs) {
-    failures += r.verdict == Verdict::kFail || r.verdict == Verdict::kStarved;
-    errors += r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;
-    skipped += r.verdict == Verdict::kPass && r.interrupted;
-    time += r.duration_s;
-  }
+void JunitTotals::add(const RunResult& r) {
+  ++tests;
+  failures += r.verdict == Verdict::kFail || r.verdict == Verdict::kStarved;
+  errors += r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;
+  skipped += r.verdict == Verdict::kPass && r.interrupted;
+  time += r.duration_s;
+}
+
+std::string junit_head(const Report& report, const JunitTotals& t) {
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"rwstress\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
                      "time=\"{:.3f}\">\n",
-                     report.runs.size(), failures, errors, time);
+                     t.tests, t.failures, t.errors, t.time);
   out += fmt::format("  <testsuite name=\"rwstress\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
                      "skipped=\"{}\" time=\"{:.3f}\">\n",
-                     report.runs.size(), failures, errors, skipped, time);
+                     t.tests, t.failures, t.errors, t.skipped, t.time);
   out += "    <properties>\n";
   auto property = [&](const std::string& name, const std::string& value) {
     out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml_escape(name),
@@ -84,29 +84,37 @@ std::string junit_report_text(const Report& report) {
   property("host", report.host_summary);
   if (report.interrupted_by)
     property("interrupted", interrupt_signal_name(report.interrupted_by));
-  out += "    </properties>\n";
-  for (const RunResult& r : report.runs) {
-    std::string name = r.scenario_key.empty() ? r.lock : r.scenario_key;
-    if (!r.label.empty()) name = r.label + ": " + name;
-    if (report.config.repeat > 1) name += fmt::format(" #{}", r.repeat + 1);
-    out += fmt::format("    <testcase classname=\"rwstress.{}\" name=\"{}\" time=\"{:.3f}\"",
-                       family_name(r.family), xml_escape(name), r.duration_s);
-    if (r.verdict == Verdict::kPass) {
-      // A run cut short proves less than its duration promised.
-      out += r.interrupted ? fmt::format(">\n      <skipped message=\"interrupted by {}\"/>\n    "
-                                         "</testcase>\n",
-                                         interrupt_signal_name(report.interrupted_by))
-                           : "/>\n";
-      continue;
-    }
-    const bool error = r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;
-    out += fmt::format(">\n      <{} message=\"{}\" type=\"{}\">{}</{}>\n    </testcase>\n",
-                       error ? "error" : "failure", xml_escape(failure_message(r)),
-                       verdict_name(r.verdict), xml_escape(failure_text(r)),
-                       error ? "error" : "failure");
+  return out + "    </properties>\n";
+}
+
+std::string junit_case(const Report& report, const RunResult& r) {
+  std::string name = r.scenario_key.empty() ? r.lock : r.scenario_key;
+  if (!r.label.empty()) name = r.label + ": " + name;
+  if (report.config.repeat > 1) name += fmt::format(" #{}", r.repeat + 1);
+  std::string out = fmt::format("    <testcase classname=\"rwstress.{}\" name=\"{}\" time=\"{:.3f}\"",
+                                family_name(r.family), xml_escape(name), r.duration_s);
+  if (r.verdict == Verdict::kPass) {
+    // A run cut short proves less than its duration promised.
+    return out + (r.interrupted ? fmt::format(">\n      <skipped message=\"interrupted by {}\"/>\n    "
+                                              "</testcase>\n",
+                                              interrupt_signal_name(report.interrupted_by))
+                                : "/>\n");
   }
-  out += "  </testsuite>\n</testsuites>\n";
-  return out;
+  const bool error = r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;
+  return out + fmt::format(">\n      <{} message=\"{}\" type=\"{}\">{}</{}>\n    </testcase>\n",
+                           error ? "error" : "failure", xml_escape(failure_message(r)),
+                           verdict_name(r.verdict), xml_escape(failure_text(r)),
+                           error ? "error" : "failure");
+}
+
+std::string junit_tail() { return "  </testsuite>\n</testsuites>\n"; }
+
+std::string junit_report_text(const Report& report) {
+  JunitTotals totals;
+  for (const RunResult& r : report.runs) totals.add(r);
+  std::string out = junit_head(report, totals);
+  for (const RunResult& r : report.runs) out += junit_case(report, r);
+  return out + junit_tail();
 }
 
 }  // namespace rwstress

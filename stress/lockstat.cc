@@ -13,9 +13,6 @@ std::string HistSpec::describe() const {
   return fmt::format("{} buckets of {} ns, then overflow", buckets, width_ns);
 }
 
-Histogram::Histogram(const HistSpec& s)
-    : spec(s), counts(s.mode == HistSpec::Mode::kLog2 ? 65 : std::size_t(s.buckets), 0) {}
-
 std::uint64_t Histogram::lower_ns(std::size_t i) const {
   if (spec.mode == HistSpec::Mode::kLinear) return std::uint64_t(i) * spec.width_ns;
   return i == 0 ? 0 : std::uint64_t(1) << (i - 1);
@@ -29,7 +26,10 @@ std::uint64_t Histogram::upper_ns(std::size_t i) const {
 
 void Histogram::merge(const Histogram& o) {
   if (o.samples == 0) return;
-  if (samples == 0 && counts.size() != o.counts.size()) *this = Histogram(o.spec);
+  if (samples == 0) {
+    spec = o.spec;
+    counts.assign(o.counts.size(), 0);
+  }
   for (std::size_t i = 0; i < counts.size() && i < o.counts.size(); ++i) counts[i] += o.counts[i];
   overflow += o.overflow;
   samples += o.samples;

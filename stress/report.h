@@ -2,7 +2,10 @@
 // placement plan and the results. Reporters only format it.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "platform/topology.h"
@@ -17,11 +20,21 @@ struct Report {
   std::string host_summary;  // topology summary
   int host_cpus = 0;         // CPUs this process may use
   PlacementPlan plan;
+  // Every run, where something after the last one needs them (a sweep's or
+  // a suite's tables, --lockstat, --hist, --plot); a plain run's session
+  // streams each run to its files and keeps only the counts below.
   std::vector<RunResult> runs;
+  std::size_t run_count = 0;           // runs reported, kept or not
+  Verdict verdict_so_far = Verdict::kPass;  // the worst of them
   int interrupted_by = 0;  // the signal that cut the session short, or 0
 
+  void add(RunResult r, bool keep) {
+    ++run_count;
+    verdict_so_far = worse(verdict_so_far, r.verdict);
+    if (keep) runs.push_back(std::move(r));
+  }
   Verdict overall() const {
-    Verdict v = Verdict::kPass;
+    Verdict v = verdict_so_far;
     for (const auto& r : runs) v = worse(v, r.verdict);
     return v;
   }
@@ -63,16 +76,51 @@ std::vector<HistColumn> histogram_columns(const std::vector<RunResult>& runs, bo
 std::vector<std::string> histogram_text(const std::vector<RunResult>& runs, bool hold,
                                         double overhead_ns);
 
-// report_file.cc: writes PATH atomically (temporary file, then rename).
-// Returns "" or why it failed.
-std::string write_report_file(const std::string& path, const std::string& text);
+// report_file.cc: a growing, unnamed temporary file: one format's text of
+// every run so far, so that a session of any length keeps none of it in
+// memory and pays a constant cost per run to record it.
+class Spool {
+ public:
+  Spool();
+  ~Spool();
+  Spool(const Spool&) = delete;
+  Spool& operator=(const Spool&) = delete;
+  std::string append(std::string_view text);  // "" or why not
+  // Writes everything appended so far to fd; "" or why not.
+  std::string copy_to(int fd, const std::string& shown) const;
 
-// csv_report.cc: --csv, one row per run.
+ private:
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  std::string error_;
+};
+
+// A report file's text in pieces, written in order.
+using ReportPiece = std::variant<std::string, const Spool*>;
+
+// Writes PATH atomically (temporary file, then rename); devices, pipes and
+// symlinks in place. Returns "" or why it failed.
+std::string write_report_file(const std::string& path, const std::string& text);
+std::string write_report_file(const std::string& path, const std::vector<ReportPiece>& pieces);
+
+// csv_report.cc: --csv, one row per run. The text is csv_head() and one
+// csv_row() per run, so that a session can write rows as runs end.
 std::string csv_field(const std::string& s);  // quoted where it must be
+std::string csv_head();
+std::string csv_row(const RunResult& r);
 std::string csv_report_text(const Report& report);
 
-// junit_report.cc: --junit.
+// junit_report.cc: --junit. The text is junit_head() (which needs the
+// totals), one junit_case() per run, and junit_tail().
 std::string xml_escape(const std::string& s);
+struct JunitTotals {
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
+  double time = 0;
+  void add(const RunResult& r);
+};
+std::string junit_head(const Report& report, const JunitTotals& totals);
+std::string junit_case(const Report& report, const RunResult& r);
+std::string junit_tail();
 std::string junit_report_text(const Report& report);
 
 // plot_report.cc: --plot, through gnuplot where installed.
@@ -93,10 +141,14 @@ std::string find_gnuplot();  // "" when not installed
 std::vector<std::string> write_plot(const std::string& base, const PlotSpec& spec);
 std::vector<std::string> write_histogram_plots(const Report& report, const std::string& prefix);
 
-// json_report.cc: schema 1, docs/json-schema.md. Writes PATH atomically.
-// Returns "" or why it failed.
+// json_report.cc: schema 1, docs/json-schema.md. The text is json_head()
+// (everything up to the runs), one json_run() per run (`first` for the
+// first), and json_tail() (the verdict so far and whether the session was
+// interrupted).
 inline constexpr int kJsonSchemaVersion = 1;
+std::string json_head(const Report& report);
+std::string json_run(const RunResult& r, bool first);
+std::string json_tail(const Report& report, bool any_runs);
 std::string json_report_text(const Report& report);
-std::string write_json_report(const Report& report, const std::string& path);
 
 }  // namespace rwstress

@@ -5,11 +5,13 @@
 #include <sched.h>
 
 #include <chrono>
+#include <optional>
 #include <condition_variable>
 
 #include <fmt/format.h>
 
 #include "platform/cpu_relax.h"
+#include "platform/sched_stat.h"
 #include "stress/interrupt.h"
 
 namespace rwstress {
@@ -118,7 +120,36 @@ struct ThreadWatch {
   std::uint64_t ops = 0;
   Phase phase = Phase::kStarting;
   Clock::time_point since;
+  // For the lost-wake-up watch, over the current phase only:
+  std::uint64_t others_at_since = 0;  // every thread's operations when it began
+  int free_seen = 0;                  // samples that saw the lock free meanwhile
+  std::optional<std::uint64_t> ran_ns;  // on a CPU + in a run queue, at the mark
+  Clock::time_point marked;
+  bool reported = false;
 };
+
+bool waits_in_lock(Phase p) {
+  return p == Phase::kDownRead || p == Phase::kDownWrite || p == Phase::kAcquire;
+}
+
+// Phases in which a thread may hold the lock (a trylock may have taken it,
+// a release may not be done yet).
+bool may_hold(Phase p) {
+  switch (p) {
+    case Phase::kReadTrylock:
+    case Phase::kHoldRead:
+    case Phase::kUpRead:
+    case Phase::kWriteTrylock:
+    case Phase::kHoldWrite:
+    case Phase::kDowngrade:
+    case Phase::kUpWrite:
+    case Phase::kTryAcquire:
+    case Phase::kHold:
+    case Phase::kRelease:
+    case Phase::kMeasuring: return true;
+    default: return false;
+  }
+}
 
 std::vector<std::string> hang_report(RunShared& s, const std::vector<ThreadWatch>& watch,
                                      Clock::time_point now) {
@@ -140,10 +171,25 @@ std::vector<std::string> hang_report(RunShared& s, const std::vector<ThreadWatch
 }  // namespace
 
 void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread>& workers,
-               RunResult& result) {
+               const LockMeta& meta, RunResult& result) {
   RunShared& s = *shared;
   const Scenario& sc = s.scenario;
   const int n = sc.threads();
+  // A semaphore is free with fewer holders than its count.
+  const int free_below = sc.family == Family::kSemaphore ? sc.count : 1;
+  // Lost or late wake-ups in the stress loop. A thread that waits in
+  // down_read/down_write/lock/down for the watchdog time while the others go
+  // on, that saw the lock free in kFreeSamples samples meanwhile, and that
+  // neither ran nor waited for a CPU in the second half of that time (asleep:
+  // not spinning, not woken), was not woken when it should have been. Only
+  // where the fairness class promises the thread's role progress (a
+  // reader-preference writer may sleep through a stream of readers), and
+  // with --no-check's loop, which does not tell waiting from holding, not
+  // at all. Under --inject the asleep window is the whole watchdog time:
+  // the guard keeps any one injected pause shorter than that.
+  constexpr int kFreeSamples = 3;
+  const bool watch_wakeups = sc.check && !meta.caps.spins;
+  const auto asleep_window = sc.injection ? sc.watchdog : sc.watchdog / 2;
 
   while (s.ready.load() < n) std::this_thread::sleep_for(std::chrono::microseconds(200));
 
@@ -157,14 +203,52 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   Clock::time_point last_progress = start;
   std::uint64_t last_total = 0;
   bool hung = false;
+  auto watch_wakeup = [&](int i, ThreadWatch& w, Clock::time_point now, std::uint64_t total) {
+    const Role role = s.slots[i].result.role;
+    if (w.reported || !waits_in_lock(w.phase) || !promises_progress(meta.fairness, role != Role::kReader))
+      return;
+    const auto waited = now - w.since;
+    const pid_t tid = s.slots[i].tid.load(std::memory_order_relaxed);
+    if (tid == 0 || waited < sc.watchdog / 2) return;
+    auto times = read_thread_sched_times(int(tid));
+    if (!times) return;
+    const std::uint64_t ran = times->on_cpu_ns + times->runq_wait_ns;
+    if (!w.ran_ns || ran != *w.ran_ns) {  // (re)start the asleep window here
+      w.ran_ns = ran;
+      w.marked = now;
+      return;
+    }
+    const std::uint64_t others = total - w.others_at_since;
+    if (now - w.marked < asleep_window || waited < sc.watchdog || w.free_seen < kFreeSamples ||
+        others == 0)
+      return;
+    w.reported = true;
+    s.violations.report(
+        ViolationKind::kLostWakeup, i,
+        fmt::format("asleep in {} for {:.2f}s (not run, not runnable for the last {:.2f}s) "
+                    "while the others did {} operations and the lock was seen free {} times: "
+                    "a lost or late wake-up",
+                    phase_name(w.phase), std::chrono::duration<double>(waited).count(),
+                    std::chrono::duration<double>(now - w.marked).count(), others, w.free_seen));
+  };
   auto sample = [&](Clock::time_point now) {
     std::uint64_t total = 0;
+    int holders = 0;
     for (int i = 0; i < n; ++i) {
       std::uint64_t ops = s.slots[i].ops.load(std::memory_order_relaxed);
       Phase phase = s.slots[i].phase.load(std::memory_order_relaxed);
       ThreadWatch& w = watch[size_t(i)];
-      if (ops != w.ops || phase != w.phase) w = ThreadWatch{ops, phase, now};
+      if (ops != w.ops || phase != w.phase) w = ThreadWatch{ops, phase, now, last_total};
       total += ops;
+      holders += may_hold(phase);
+    }
+    if (watch_wakeups) {
+      const bool free_now = holders < free_below;
+      for (int i = 0; i < n; ++i) {
+        ThreadWatch& w = watch[size_t(i)];
+        w.free_seen += free_now && waits_in_lock(w.phase);
+        watch_wakeup(i, w, now, total);
+      }
     }
     if (total != last_total) {
       last_total = total;

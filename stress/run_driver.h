@@ -112,11 +112,13 @@ double spin_turn_ns();
 
 // Driver side: releases the workers, watches progress until the duration
 // ends, a violation stops a --fail-fast run, or nothing moves for the
-// watchdog time; then stops, joins (or detaches the stuck), and fills
-// `result` with per-thread results and any HANG report. Violations are the
+// watchdog time, reporting a thread that sleeps through it while the lock
+// is free (a lost wake-up, where `meta`'s fairness promises it progress);
+// then stops, joins (or detaches the stuck), and fills `result` with
+// per-thread results and any HANG report. Violations are the
 // caller's to copy, after its own end-of-run checks.
 void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread>& workers,
-               RunResult& result);
+               const LockMeta& meta, RunResult& result);
 
 // Runs `fn` on its own thread and waits up to `limit`. Returns false (and
 // leaves the thread detached) if it did not finish in time.

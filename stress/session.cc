@@ -39,7 +39,8 @@ std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResu
 }
 
 SessionReport::SessionReport(const RunConfig& cfg, const Topology& topology, std::string kind)
-    : topology_(topology) {
+    : topology_(topology),
+      keep_runs_(kind != "run" || cfg.measure.any() || !cfg.plot_prefix.empty()) {
   report.kind = std::move(kind);
   report.config = cfg;
   report.host_summary = topology.summary();
@@ -57,6 +58,10 @@ bool is_stream(const std::string& path) {
 
 }  // namespace
 
+std::vector<ReportPiece> SessionReport::json_pieces() const {
+  return {json_head(report), &json_runs_, json_tail(report, report.run_count > 0)};
+}
+
 std::string SessionReport::open() {
   const RunConfig& c = report.config;
   // Each requested file starts as a valid document with no runs (an empty
@@ -65,22 +70,39 @@ std::string SessionReport::open() {
   struct File {
     const char* flag;
     const std::string& path;
-    std::string (*text)(const Report&);
+    std::vector<ReportPiece> empty;
   };
-  const File files[] = {{"--json", c.json_path, &json_report_text},
-                        {"--csv", c.csv_path, &csv_report_text},
-                        {"--junit", c.junit_path, &junit_report_text}};
+  const File files[] = {{"--json", c.json_path, json_pieces()},
+                        {"--csv", c.csv_path, {csv_head()}},
+                        {"--junit", c.junit_path, {junit_head(report, {}), junit_tail()}}};
   for (const File& f : files) {
     if (f.path.empty()) continue;
     std::string err;
     if (is_stream(f.path))
       err = access(f.path.c_str(), W_OK) == 0 ? "" : fmt::format("cannot write '{}'", f.path);
     else
-      err = write_report_file(f.path, f.text(report));
+      err = write_report_file(f.path, f.empty);
     if (!err.empty()) return fmt::format("{}: {}", f.flag, err);
   }
   last_json_write_ = std::chrono::steady_clock::now();
   return "";
+}
+
+// One run's JSON object, CSV row and JUnit case go to their spools now;
+// the run itself is kept only if something at the end needs it.
+void SessionReport::record(RunResult r) {
+  const RunConfig& c = report.config;
+  auto spool = [&](const char* flag, Spool& to, const std::string& text) {
+    if (std::string err = to.append(text); !err.empty())
+      write_errors_.push_back(fmt::format("{}: {}", flag, err));
+  };
+  if (!c.json_path.empty()) spool("--json", json_runs_, json_run(r, report.run_count == 0));
+  if (!c.csv_path.empty()) spool("--csv", csv_rows_, csv_row(r));
+  if (!c.junit_path.empty()) {
+    spool("--junit", junit_cases_, junit_case(report, r));
+    junit_totals_.add(r);
+  }
+  report.add(std::move(r), keep_runs_);
 }
 
 std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point,
@@ -119,7 +141,7 @@ std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point,
       for (const auto& line : console_details(r, cfg.verbose, cfg.rusage)) print(line);
       any_hang_ |= r.verdict == Verdict::kHang;
       const bool stop = r.interrupted || (cfg.fail_fast && r.verdict != Verdict::kPass);
-      report.runs.push_back(std::move(r));
+      record(std::move(r));
       keep_json_current();
       if (stop) {
         stopped_ = true;
@@ -130,11 +152,13 @@ std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point,
   return "";
 }
 
-// Rewriting the whole document costs O(runs), so with --repeat 1000 a
-// rewrite after every run is O(n^2). It is rewritten when the last rewrite
-// is older than a second, or four times as old as that rewrite took, which
-// bounds its share of the wall time to about a fifth; finish() writes the
-// last state. A kill -9 loses at most the runs of the last second or so.
+// Rewriting the whole document (a copy of the spool between its head and
+// tail) costs O(runs) in time, never in memory, so with --repeat 1000 a
+// rewrite after every run would be O(n^2). It is rewritten when the last
+// rewrite is older than a second, or four times as old as that rewrite
+// took, which bounds its share of the wall time to about a fifth; finish()
+// writes the last state. A kill -9 loses at most the runs of the last
+// second or so.
 void SessionReport::keep_json_current() {
   const std::string& path = report.config.json_path;
   if (path.empty() || is_stream(path)) return;
@@ -142,7 +166,7 @@ void SessionReport::keep_json_current() {
   const auto now = steady_clock::now();
   if (now - last_json_write_ < std::max<steady_clock::duration>(seconds(1), json_write_cost_ * 4))
     return;
-  std::string err = write_json_report(report, path);
+  std::string err = write_report_file(path, json_pieces());
   const auto done = steady_clock::now();
   json_write_cost_ = done - now;
   last_json_write_ = done;
@@ -153,15 +177,15 @@ int SessionReport::finish(const PrintFn& print) {
   if (report.interrupted_by == 0 && interrupt_signal() != 0) report.interrupted_by = interrupt_signal();
   const std::string& json = report.config.json_path;
   if (!json.empty()) {
-    std::string err = write_json_report(report, json);
+    std::string err = write_report_file(json, json_pieces());
     if (!err.empty()) write_errors_.push_back("--json: " + err);
   }
-  for (std::string& err : write_extra_reports(report, print)) write_errors_.push_back(std::move(err));
+  for (std::string& err : write_extra_reports(print)) write_errors_.push_back(std::move(err));
   std::string last = console_final_line(report);
   if (report.interrupted_by)
     last += fmt::format(" (interrupted by {}: {} run{} reported)",
-                        interrupt_signal_name(report.interrupted_by), report.runs.size(),
-                        report.runs.size() == 1 ? "" : "s");
+                        interrupt_signal_name(report.interrupted_by), report.run_count,
+                        report.run_count == 1 ? "" : "s");
   print(last);
   // Results that did not reach a file, or the terminal, are lost: that is
   // an error exit, never a quiet 0.
@@ -180,20 +204,21 @@ int SessionReport::finish(const PrintFn& print) {
   return code;
 }
 
-std::vector<std::string> write_extra_reports(const Report& report, const PrintFn& print) {
+std::vector<std::string> SessionReport::write_extra_reports(const PrintFn& print) const {
   const RunConfig& c = report.config;
   std::vector<std::string> errors;
   auto file = [&](const std::string& what, const std::string& flag, const std::string& path,
-                  const std::string& text) {
+                  const std::vector<ReportPiece>& pieces) {
     if (path.empty()) return;
-    std::string err = write_report_file(path, text);
+    std::string err = write_report_file(path, pieces);
     if (err.empty())
       print(fmt::format("{} written to {}", what, path));
     else
       errors.push_back(fmt::format("{}: {}", flag, err));
   };
-  file("CSV", "--csv", c.csv_path, csv_report_text(report));
-  file("JUnit XML", "--junit", c.junit_path, junit_report_text(report));
+  file("CSV", "--csv", c.csv_path, {csv_head(), &csv_rows_});
+  file("JUnit XML", "--junit", c.junit_path,
+       {junit_head(report, junit_totals_), &junit_cases_, junit_tail()});
   if (!c.plot_prefix.empty()) {
     const auto lines = write_histogram_plots(report, c.plot_prefix);
     for (const std::string& line : lines) {

@@ -27,8 +27,11 @@ struct SessionPoint {
 };
 
 // A report filled by one or more sessions (the main run, a sweep's points,
-// a suite's tests): keeps --json current after every run, and ends with
-// the other files, the final line and the exit code.
+// a suite's tests). Each run's JSON object, CSV row and JUnit case are
+// written to a spool as the run ends, so memory and the cost of recording
+// a run stay flat however long the session; --json is rebuilt from its
+// spool every second or so, and every file at the end, with the other
+// files, the final line and the exit code.
 class SessionReport {
  public:
   SessionReport(const RunConfig& cfg, const Topology& topology, std::string kind);
@@ -50,9 +53,15 @@ class SessionReport {
   Report report;
 
  private:
+  void record(RunResult r);
+  std::vector<ReportPiece> json_pieces() const;
   void keep_json_current();
+  std::vector<std::string> write_extra_reports(const PrintFn& print) const;
 
   const Topology& topology_;
+  const bool keep_runs_;  // something after the last run needs every run (see Report::runs)
+  Spool json_runs_, csv_rows_, junit_cases_;
+  JunitTotals junit_totals_;
   bool any_hang_ = false;
   bool stopped_ = false;
   std::vector<std::string> write_errors_;
@@ -66,11 +75,6 @@ inline constexpr int kWriteErrorExit = 2;
 
 // The configuration part of run `r` of scenario `sc` that compare matches by.
 std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResult& r);
-
-// Writes the files a RunConfig asks for besides --json (CSV, JUnit, plots)
-// and prints one line per file written; returns one line per file that
-// could not be.
-std::vector<std::string> write_extra_reports(const Report& report, const PrintFn& print);
 
 // The run seed of repeat `i` (0 keeps the seed itself).
 std::uint64_t repeat_seed(std::uint64_t seed, int i);

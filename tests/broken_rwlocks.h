@@ -163,7 +163,12 @@ namespace rwstress::test {
 // each leaves a waiter asleep that the contract says must be admitted, and
 // nothing but a later, unrelated release would wake it. With kNone they are
 // correct (the liveness probe must stay quiet on them).
-enum class ForgottenWake { kNone, kOnRelease, kSecondReader, kOnDowngrade };
+//
+// kHundredthWriter parks the 100th down_write that has to wait where no
+// release looks: its wake-up is lost for good while the other threads go
+// on. The liveness probe's few waits never reach it; only the stress
+// loop's watch for sleepers can.
+enum class ForgottenWake { kNone, kOnRelease, kSecondReader, kOnDowngrade, kHundredthWriter };
 
 template <ForgottenWake kForget>
 class CvRwlock {
@@ -179,6 +184,9 @@ class CvRwlock {
   }
   void down_write() {
     std::unique_lock l(m_);
+    if (kForget == ForgottenWake::kHundredthWriter && (writer_ || readers_ > 0) &&
+        ++blocked_writes_ == 100)
+      lost_.wait(l, [] { return false; });
     cv_.wait(l, [&] { return !writer_ && readers_ == 0; });
     writer_ = true;
   }
@@ -200,9 +208,10 @@ class CvRwlock {
 
  private:
   std::mutex m_;
-  std::condition_variable cv_;
+  std::condition_variable cv_, lost_;
   int readers_ = 0;
   bool writer_ = false;
+  int blocked_writes_ = 0;
 };
 
 template <ForgottenWake kForget>

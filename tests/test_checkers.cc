@@ -294,6 +294,37 @@ BOOST_AUTO_TEST_CASE(liveness_probe_catches_each_forgotten_wakeup_and_is_quiet_o
                     "waiting in lock was not admitted"));
 }
 
+// The stress loop's watch for sleepers: a writer parked for good while the
+// others go on is reported as a lost wake-up (the probe cannot see it: it
+// never waits often enough); the same lock with nothing lost stays quiet.
+BOOST_AUTO_TEST_CASE(a_waiter_asleep_while_the_lock_is_free_is_a_lost_wakeup) {
+  auto scenario = [] {
+    Scenario sc = test::short_scenario(machine(), 2, 2, 1500ms);
+    sc.watchdog = 400ms;
+    return sc;
+  };
+  LockMeta meta{"under-test", Family::kRwlock, Fairness::kTaskFair, "test",
+                capabilities_of<test::CvRwlock<test::ForgottenWake::kHundredthWriter>>(), false};
+  RunResult lost = run_rwlock<test::CvRwlock<test::ForgottenWake::kHundredthWriter>>(scenario(), meta);
+  BOOST_TEST(of(lost, ViolationKind::kLostWakeup) == 1u);
+  bool named = false;
+  for (const Violation& v : lost.first_violations)
+    named |= v.kind == ViolationKind::kLostWakeup && v.thread >= 2 &&
+             v.detail.find("asleep in down_write") != std::string::npos &&
+             v.detail.find("a lost or late wake-up") != std::string::npos;
+  BOOST_TEST(named);
+
+  LockMeta fair{"under-test", Family::kRwlock, Fairness::kTaskFair, "test",
+                capabilities_of<test::CvRwlock<test::ForgottenWake::kNone>>(), false};
+  RunResult quiet = run_rwlock<test::CvRwlock<test::ForgottenWake::kNone>>(scenario(), fair);
+  BOOST_TEST(of(quiet, ViolationKind::kLostWakeup) == 0u);
+
+  // A reader-preference lock may leave its writer asleep: not a finding.
+  meta.fairness = Fairness::kReaderPref;
+  RunResult allowed = run_rwlock<test::CvRwlock<test::ForgottenWake::kHundredthWriter>>(scenario(), meta);
+  BOOST_TEST(of(allowed, ViolationKind::kLostWakeup) == 0u);
+}
+
 // Through a whole run: the forgotten downgrade wake-up is a FAIL with the
 // probe's violation, not a run that happens to pass.
 BOOST_AUTO_TEST_CASE(a_forgotten_downgrade_wakeup_fails_the_run) {

@@ -85,6 +85,52 @@ BOOST_AUTO_TEST_CASE(a_failed_write_says_why_and_leaves_no_temporary) {
   BOOST_TEST(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 0);
 }
 
+// A session spools each run's text to an unnamed temporary file and builds
+// the report from pieces: strings and spools, in order, whatever their size.
+BOOST_AUTO_TEST_CASE(a_report_is_written_from_strings_and_spools) {
+  ScratchDir dir;
+  Spool spool;
+  std::string expected = "head\n";
+  for (int i = 0; i < 5000; ++i) {  // past the copy buffer (64 KB)
+    const std::string line = "run " + std::to_string(i) + " " + std::string(40, 'x') + "\n";
+    BOOST_REQUIRE(spool.append(line).empty());
+    expected += line;
+  }
+  expected += "tail\n";
+  const std::string path = dir / "r.txt";
+  BOOST_TEST(write_report_file(path, std::vector<ReportPiece>{"head\n", &spool, "tail\n"}).empty());
+  BOOST_TEST((test::slurp(path) == expected));
+  // Written again, the spool gives the same text: it is read, not drained.
+  BOOST_TEST(write_report_file(path, std::vector<ReportPiece>{"head\n", &spool, "tail\n"}).empty());
+  BOOST_TEST((test::slurp(path) == expected));
+  Spool empty;
+  BOOST_TEST(write_report_file(path, std::vector<ReportPiece>{"a", &empty, "b"}).empty());
+  BOOST_TEST(test::slurp(path) == "ab");
+}
+
+// --repeat: every run reaches every file, as the same documents the
+// formatters give (the JSON parses, the CSV has a row a run, the JUnit
+// counts them), however the session kept them.
+BOOST_AUTO_TEST_CASE(binary_repeat_streams_every_run_to_every_file) {
+  ScratchDir dir;
+  const std::string json = dir / "r.json", csv = dir / "r.csv", xml = dir / "r.xml";
+  auto r = test::run_rwstress("--lock xadd,ticket --readers 2 --writers 1 --threads 2 --duration 20ms "
+                              "--repeat 15 --json " + json + " --csv " + csv + " --junit " + xml);
+  BOOST_REQUIRE(r.exit_code == 0);
+  nlohmann::json doc = nlohmann::json::parse(test::slurp(json));
+  BOOST_REQUIRE(doc["runs"].size() == 30u);
+  BOOST_TEST(doc["runs"][0]["lock"] == "xadd");
+  BOOST_TEST(doc["runs"][29]["lock"] == "ticket");
+  BOOST_TEST(doc["runs"][29]["repeat"] == 14);
+  BOOST_TEST(doc["verdict"] == "PASS");
+  BOOST_TEST(doc["interrupted"].is_null());
+  const std::string c = test::slurp(csv);
+  BOOST_TEST(std::count(c.begin(), c.end(), '\n') == 31);
+  const std::string x = test::slurp(xml);
+  BOOST_TEST(x.find("tests=\"30\"") != std::string::npos);
+  BOOST_TEST(std::count(x.begin(), x.end(), '\n') > 30);
+}
+
 BOOST_AUTO_TEST_CASE(binary_json_to_dev_null_and_stdout) {
   test::ProcessResult r = test::run_rwstress("--lock xadd --duration 100ms --json /dev/null");
   BOOST_TEST(r.exit_code == 0, r.err);

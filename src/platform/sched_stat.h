@@ -20,4 +20,7 @@ struct SchedTimes {
 // keep them.
 std::optional<SchedTimes> read_thread_sched_times();
 
+// The same for another thread of this process, by its kernel thread id.
+std::optional<SchedTimes> read_thread_sched_times(int tid);
+
 }  // namespace rwstress
