@@ -117,6 +117,8 @@ bool worker_start(RunShared& shared, int index) {
 namespace {
 
 struct ThreadWatch {
+  ThreadWatch(std::uint64_t o, Phase p, Clock::time_point t, std::uint64_t all_ops)
+      : ops(o), phase(p), since(t), others_at_since(all_ops) {}
   std::uint64_t ops = 0;
   Phase phase = Phase::kStarting;
   Clock::time_point since;
@@ -197,7 +199,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
                                                          std::chrono::milliseconds(5),
                                                          std::chrono::milliseconds(100));
   Clock::time_point start = Clock::now();
-  std::vector<ThreadWatch> watch(size_t(n), ThreadWatch{0, Phase::kStarting, start});
+  std::vector<ThreadWatch> watch(size_t(n), ThreadWatch(0, Phase::kStarting, start, 0));
   s.go.store(true, std::memory_order_release);
 
   Clock::time_point last_progress = start;
@@ -238,7 +240,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
       std::uint64_t ops = s.slots[i].ops.load(std::memory_order_relaxed);
       Phase phase = s.slots[i].phase.load(std::memory_order_relaxed);
       ThreadWatch& w = watch[size_t(i)];
-      if (ops != w.ops || phase != w.phase) w = ThreadWatch{ops, phase, now, last_total};
+      if (ops != w.ops || phase != w.phase) w = ThreadWatch(ops, phase, now, last_total);
       total += ops;
       holders += may_hold(phase);
     }
