@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "stress/lock_traits.h"
+
 namespace rwstress {
 
 double Sample::mean() const {
@@ -77,9 +79,12 @@ double number(const json& j, const char* key) {
 
 // A scenario key for files whose runs lack one: what the run itself says.
 std::string fallback_key(const json& run) {
-  std::string shape = run.value("family", "") == "rwlock"
-                          ? fmt::format("{}R+{}W", run.value("readers", 0), run.value("writers", 0))
-                          : fmt::format("{}T", run.value("writers", 0));
+  const std::string family = run.value("family", "");
+  const Family f = family == "rwlock"      ? Family::kRwlock
+                   : family == "semaphore" ? Family::kSemaphore
+                                           : Family::kMutex;
+  const std::string shape =
+      test_shape(f, run.value("readers", 0), run.value("writers", 0), run.value("count", 0));
   size_t cpus = run.contains("cpus") && run["cpus"].is_array() ? run["cpus"].size() : 0;
   return fmt::format("{} {} sched={} cpus={}", run.value("lock", "?"), shape,
                      run.value("sched", false) ? "yes" : "no", cpus);

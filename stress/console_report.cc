@@ -8,12 +8,7 @@
 namespace rwstress {
 
 std::string run_shape(const RunResult& r) {
-  switch (r.family) {
-    case Family::kRwlock: return fmt::format("{}R+{}W", r.readers, r.writers);
-    case Family::kMutex: return fmt::format("{}T", r.writers);
-    case Family::kSemaphore: return fmt::format("{}T/c{}", r.writers, r.count);
-  }
-  return "?";
+  return test_shape(r.family, r.readers, r.writers, r.count);
 }
 
 std::string human_rate(double per_s) {

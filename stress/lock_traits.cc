@@ -7,6 +7,15 @@
 
 namespace rwstress {
 
+std::string test_shape(Family f, int readers, int writers, int count) {
+  switch (f) {
+    case Family::kRwlock: return fmt::format("{}R+{}W", readers, writers);
+    case Family::kMutex: return fmt::format("{}T", writers);
+    case Family::kSemaphore: return fmt::format("{}T/c{}", writers, count);
+  }
+  return "?";
+}
+
 const char* family_name(Family f) {
   switch (f) {
     case Family::kRwlock: return "rwlock";

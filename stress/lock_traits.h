@@ -21,6 +21,9 @@ enum class Fairness {
 };
 
 const char* family_name(Family f);
+// The test's shape as every table and key prints it: "4R+2W" (rwlock),
+// "4T" (mutex), "4T/c2" (a semaphore's threads and initial count).
+std::string test_shape(Family f, int readers, int writers, int count);
 const char* fairness_name(Fairness f);
 inline std::ostream& operator<<(std::ostream& os, Fairness f) { return os << fairness_name(f); }
 

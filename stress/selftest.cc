@@ -168,11 +168,7 @@ int run_controls(const SelftestOptions& opt, const Topology& topology,
       const double secs =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       failures += flagged;
-      std::string test = e.meta.family == Family::kRwlock
-                             ? fmt::format("{}R+{}W", sc.readers, sc.writers)
-                         : e.meta.family == Family::kSemaphore
-                             ? fmt::format("{}T/c{}", sc.writers, sc.count)
-                             : fmt::format("{}T", sc.writers);
+      std::string test = test_shape(e.meta.family, sc.readers, sc.writers, sc.count);
       if (sc.sched) test += " sched";
       print(fmt::format("{:<26} {:<14} {:<30} {:>8.2f}  {}", e.meta.name, test, observed, secs,
                         flagged ? "FLAGGED"

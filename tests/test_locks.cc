@@ -4,6 +4,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <memory>
@@ -72,9 +73,18 @@ BOOST_DATA_TEST_CASE(correct_rwlock_passes_the_torture, bdata::make(registered(F
   // A writer-preference lock with writers always waiting may legitimately
   // keep readers apart for a whole short run; so may a spinning FIFO lock
   // on more threads than CPUs, whose readers queue behind preempted writers.
+  // Readers that a FIFO lock grants together still have to be on CPUs at
+  // the same moment to be seen together: on a loaded machine (CI runs test
+  // binaries in parallel) one run may have no such moment, so up to three.
   const bool oversubscribed = sc.threads() > int(sc.plan.cpus.size());
-  if (e->meta.fairness != Fairness::kWriterPref && !(e->meta.caps.spins && oversubscribed))
-    BOOST_TEST(r.max_readers_seen >= 2, name << " never let two readers in together");
+  if (e->meta.fairness != Fairness::kWriterPref && !(e->meta.caps.spins && oversubscribed)) {
+    int most = r.max_readers_seen;
+    for (int retry = 0; retry < 2 && most < 2; ++retry) {
+      sc.seed += 1;
+      most = std::max(most, e->run(sc, e->meta).max_readers_seen);
+    }
+    BOOST_TEST(most >= 2, name << " never let two readers in together, in 3 runs");
+  }
   std::uint64_t tries = 0, downgrades = 0;
   for (const auto& t : r.threads) {
     tries += t.trylock_attempts;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "platform/cycle_clock.h"
+#include "stress/cli.h"
 #include "stress/compare.h"
 #include "stress/registry.h"
 #include "stress/report.h"
@@ -291,6 +292,53 @@ BOOST_AUTO_TEST_CASE(binary_compare_refuses_hostile_files) {
 
 BOOST_AUTO_TEST_CASE(golden_lockstat_table) {
   check_golden("lockstat.txt", joined(lockstat_table(sample_runs())));
+}
+
+// The console table and the JSON document, byte for byte (the version
+// string is masked: it changes with every release, the layout must not).
+BOOST_AUTO_TEST_CASE(golden_console_table) {
+  std::vector<RunResult> runs = sample_runs();
+  runs[1].violations_by_kind[int(ViolationKind::kWriterExclusion)] = 1;
+  RunResult starved = runs[0];
+  starved.lock = "aa-rwsem-fair";
+  starved.verdict = Verdict::kStarved;
+  starved.starved = {"thread 2 (writer): 1 ops, 0.05% of the mean per thread; on a CPU 40%, in a "
+                     "run queue 2% of its 0.50s"};
+  starved.notes = {"readers never overlapped: the lock serialised them"};
+  RunResult hung = runs[1];
+  hung.lock = "sem-i386";
+  hung.family = Family::kSemaphore;
+  hung.count = 2;
+  hung.writers = 4;
+  hung.verdict = Verdict::kHang;
+  hung.violation_count = 0;
+  hung.first_violations.clear();
+  hung.hang_report = {"thread 0 (cpu 0): lock/down for 10.00s, 12 ops done",
+                      "thread 1 (cpu 1): holding for 10.00s, 40 ops done"};
+  hung.stuck_threads = 1;
+  runs.push_back(starved);
+  runs.push_back(hung);
+  std::string text = console_header() + "\n";
+  for (const RunResult& r : runs) {
+    text += console_row(r) + "\n";
+    for (const std::string& line : console_details(r, true)) text += line + "\n";
+  }
+  check_golden("console.txt", text);
+}
+
+BOOST_AUTO_TEST_CASE(golden_json_document) {
+  std::string text = json_report_text(sample_report());
+  const std::string version = std::string("\"") + kVersion + "\"";
+  for (std::size_t at; (at = text.find(version)) != std::string::npos;)
+    text.replace(at, version.size(), "\"VERSION\"");
+  check_golden("report.json", text);
+  // The session's pieces give the same bytes as the whole document.
+  const Report report = sample_report();
+  std::string pieces = json_head(report);
+  for (std::size_t i = 0; i < report.runs.size(); ++i) pieces += json_run(report.runs[i], i == 0);
+  pieces += json_tail(report, true);
+  BOOST_TEST((pieces == json_report_text(report)));
+  BOOST_TEST(nlohmann::json::parse(pieces)["runs"].size() == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(golden_histograms_side_by_side) {
