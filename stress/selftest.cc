@@ -22,8 +22,7 @@ namespace {
 // Where a busted lock is caught: its threads, critical section, and, for
 // the narrow-window bugs, the injecting instantiation of the same lock.
 struct BustedCase {
-  std::string_view lock;
-  std::string_view bug_class;
+  std::string_view lock;  // its bug class is its registry entry's origin
   Verdict expected;
   bool hang_also_caught = false;  // lost updates may show as FAIL or as HANG
   int readers = 3, writers = 2;   // rwlocks; mutexes and semaphores use `writers` threads
@@ -32,23 +31,19 @@ struct BustedCase {
 };
 
 const BustedCase kCases[] = {
-    {"busted-noop", "no exclusion at all (positive control)", Verdict::kFail},
-    {"busted-reader-in-writer", "readers admitted while a writer holds", Verdict::kFail},
-    {"busted-writer-in-readers", "writer admitted while readers hold", Verdict::kFail},
-    {"busted-racy-readers", "non-atomic reader count", Verdict::kFail, true},
-    {"busted-downgrade", "downgrade_write lets a writer in", Verdict::kFail},
-    {"busted-unfair-claims-fair", "declares task-fair, starves writers", Verdict::kStarved, false, 4,
-     1, 20000},
-    {"busted-racy-tas", "non-atomic test-and-set", Verdict::kFail, false, 0, 4},
-    {"busted-lying-trylock", "trylock succeeds while held", Verdict::kFail, false, 0, 3},
-    {"busted-ticket-wrap", "ticket wraps too early (2-bit tickets)", Verdict::kFail, true, 0, 8},
-    {"busted-early-release", "release before the last protected store", Verdict::kFail, false, 0,
-     2, 0, "sleep@in-cs:p=0.001,fixed(5ms)"},
-    {"busted-lost-wakeup", "lost wake-up between enqueue and sleep", Verdict::kHang, false, 0, 4,
-     0, "sleep@before-sleep:fixed(200us)"},
-    {"busted-spurious-grant", "spurious futex return taken as a grant", Verdict::kFail, true, 0, 4,
-     0, "spurious-wake:p=0.25"},
-    {"busted-sem-double-up", "up() hands off and increments", Verdict::kFail, false, 0, 4},
+    {"busted-noop", Verdict::kFail},
+    {"busted-reader-in-writer", Verdict::kFail},
+    {"busted-writer-in-readers", Verdict::kFail},
+    {"busted-racy-readers", Verdict::kFail, true},
+    {"busted-downgrade", Verdict::kFail},
+    {"busted-unfair-claims-fair", Verdict::kStarved, false, 4, 1, 20000},
+    {"busted-racy-tas", Verdict::kFail, false, 0, 4},
+    {"busted-lying-trylock", Verdict::kFail, false, 0, 3},
+    {"busted-ticket-wrap", Verdict::kFail, true, 0, 8},
+    {"busted-early-release", Verdict::kFail, false, 0, 2, 0, "sleep@in-cs:p=0.001,fixed(5ms)"},
+    {"busted-lost-wakeup", Verdict::kHang, false, 0, 4, 0, "sleep@before-sleep:fixed(200us)"},
+    {"busted-spurious-grant", Verdict::kFail, true, 0, 4, 0, "spurious-wake:p=0.25"},
+    {"busted-sem-double-up", Verdict::kFail, false, 0, 4},
 };
 
 // Runs `fn` in a child process: a busted lock that hangs leaves threads
@@ -100,7 +95,7 @@ bool caught(const BustedCase& c, Verdict v) {
   return v == c.expected || (c.hang_also_caught && v == Verdict::kHang);
 }
 
-constexpr const char* kRow = "{:<26} {:<42} {:<8} {:<8} {:>8}  {}";
+constexpr const char* kRow = "{:<26} {:<{}} {:<8} {:<8} {:>8}  {}";
 
 // The shapes a control runs: the CLI's defaults (4R+2W; 4 threads, count 2)
 // and the ones that stress a fairness promise (2R+1W: one writer against a
@@ -207,8 +202,11 @@ int run_selftest(const SelftestOptions& opt, const Topology& topology,
   print(fmt::format("busted locks, each in a child process: a run stops at its first violation "
                     "(cap {}s, watchdog 2s)",
                     cap.count()));
-  print(fmt::format(fmt::runtime(kRow), "LOCK", "BUG CLASS", "EXPECTED", "OBSERVED", "SECONDS",
-                    "RESULT"));
+  std::size_t bug_width = 0;  // the bug classes are the busted entries' origins in the registry
+  for (const BustedCase& c : kCases)
+    if (const LockEntry* e = find_lock(c.lock)) bug_width = std::max(bug_width, e->meta.origin.size());
+  print(fmt::format(fmt::runtime(kRow), "LOCK", "BUG CLASS", bug_width, "EXPECTED", "OBSERVED",
+                    "SECONDS", "RESULT"));
   for (const BustedCase& c : kCases) {
     const LockEntry* e = find_lock(c.lock);
     if (!e) {
@@ -254,9 +252,9 @@ int run_selftest(const SelftestOptions& opt, const Topology& topology,
       std::string result = ok ? "caught" : required ? "MISSED" : "not caught";
       if (ok && second) result += " on a second run";
       if (!how.empty()) result += fmt::format(" ({})", how);
-      print(fmt::format(fmt::runtime(kRow), c.lock, c.bug_class, verdict_name(c.expected),
-                        verdict_name(o.verdict), ok ? fmt::format("{:.2f}", o.seconds) : "-",
-                        result));
+      print(fmt::format(fmt::runtime(kRow), c.lock, e->meta.origin, bug_width,
+                        verdict_name(c.expected), verdict_name(o.verdict),
+                        ok ? fmt::format("{:.2f}", o.seconds) : "-", result));
       return ok;
     };
     if (!c.injection.empty()) {

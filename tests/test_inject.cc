@@ -11,6 +11,8 @@
 #include "injectors/injection.h"
 #include "locks/busted/busted_mutexes.h"
 #include "locks/mutex/ticket.h"
+#include "locks/rwlock/rwsem_aa.h"
+#include "locks/rwlock/rwsem_linux.h"
 #include "locks/rwlock/rwsem_xadd.h"
 #include "locks/semaphore/library_semaphores.h"
 #include "locks/semaphore/sem_i386.h"
@@ -143,6 +145,12 @@ BOOST_AUTO_TEST_CASE(same_seed_same_schedule_and_digest) {
   BOOST_TEST(schedule_digest(plan, 7, 4) != schedule_digest(plan, 8, 4));
 }
 
+template <class Hooks = NoHooks>
+struct ForgetsWithHooks {
+  void lock() { Hooks::at(HookPoint::kSpinIteration); }
+  void unlock() {}
+};
+
 BOOST_AUTO_TEST_CASE(hooks_are_rebound_only_where_they_are) {
   static_assert(std::is_same_v<WithInjectHooks<RwsemXadd<>>, RwsemXadd<InjectHooks>>);
   static_assert(std::is_same_v<WithInjectHooks<RwsemXaddUnfair<>>, RwsemXadd<InjectHooks, true>>);
@@ -153,6 +161,11 @@ BOOST_AUTO_TEST_CASE(hooks_are_rebound_only_where_they_are) {
       std::is_same_v<WithInjectHooks<BustedSleepingMutex<WaiterBug::kLostWakeup>>,
                      BustedSleepingMutex<WaiterBug::kLostWakeup, InjectHooks>>);
   static_assert(std::is_same_v<WithInjectHooks<PosixSemaphore>, PosixSemaphore>);
+  // Every in-tree lock with hooks says how to swap them; a lock over
+  // NoHooks that forgot to is caught (WithInjectHooks refuses to compile).
+  static_assert(DeclaresHooks<RwsemAaFair<>> && DeclaresHooks<LinuxRwsem<>>);
+  static_assert(!DeclaresHooks<ForgetsWithHooks<>> && MentionsNoHooks<ForgetsWithHooks<>>::value);
+  static_assert(!MentionsNoHooks<PosixSemaphore>::value);
   BOOST_TEST(true);
 }
 

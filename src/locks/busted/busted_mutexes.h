@@ -119,6 +119,8 @@ enum class WaiterBug { kLostWakeup, kSpuriousGrant };
 template <WaiterBug kBug, class Hooks = NoHooks>
 class BustedSleepingMutex {
  public:
+  template <class H>
+  using WithHooks = BustedSleepingMutex<kBug, H>;  // the same lock over other hooks
   void lock() noexcept {
     lock_.lock();
     if (!held_) {

@@ -20,6 +20,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class BigKernelLock {
  public:
+  template <class H>
+  using WithHooks = BigKernelLock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   static constexpr bool kRecursive = true;
 

@@ -32,6 +32,8 @@ struct alignas(64) ClhNode {
 template <class Hooks = NoHooks>
 class ClhSpinlock {
  public:
+  template <class H>
+  using WithHooks = ClhSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   ClhSpinlock() : tail_(new ClhNode) {}
   ~ClhSpinlock() { delete tail_.load(); }  // the last released node belongs to the lock

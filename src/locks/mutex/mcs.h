@@ -19,6 +19,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class McsSpinlock {
  public:
+  template <class H>
+  using WithHooks = McsSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void lock() noexcept {
     QueueNode* me = ThreadNodes<QueueNode>::take();

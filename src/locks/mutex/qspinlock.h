@@ -101,6 +101,8 @@ inline QueueNode* decode_tail(std::uint32_t tail) {
 template <class Hooks = NoHooks>
 class QSpinlock {
  public:
+  template <class H>
+  using WithHooks = QSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void lock() noexcept {
     std::uint32_t val = 0;

@@ -17,6 +17,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class TasSpinlock {
  public:
+  template <class H>
+  using WithHooks = TasSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void lock() noexcept {
     SpinWait<Hooks> wait;

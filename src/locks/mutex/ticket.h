@@ -20,6 +20,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class TicketSpinlock {
  public:
+  template <class H>
+  using WithHooks = TicketSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void lock() noexcept {
     const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed);

@@ -18,6 +18,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class TtasBackoffSpinlock {
  public:
+  template <class H>
+  using WithHooks = TtasBackoffSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void lock() noexcept {
     if (!locked_.exchange(1, std::memory_order_acquire)) return;

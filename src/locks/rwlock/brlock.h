@@ -21,6 +21,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class BigReaderLock {
  public:
+  template <class H>
+  using WithHooks = BigReaderLock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void down_read() noexcept { slots_[reader_slot()].lock.lock(); }
   bool down_read_trylock() noexcept { return slots_[reader_slot()].lock.trylock(); }

@@ -32,6 +32,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class PhaseFairRwlock {
  public:
+  template <class H>
+  using WithHooks = PhaseFairRwlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void down_read() noexcept {
     const std::uint32_t w = rin_.fetch_add(kReaderInc, std::memory_order_acquire) & kWriterBits;
@@ -66,6 +68,8 @@ class PhaseFairRwlock {
 template <class Hooks = NoHooks>
 class TaskFairRwlock {
  public:
+  template <class H>
+  using WithHooks = TaskFairRwlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void down_read() noexcept {
     const std::uint64_t ticket = requests_.fetch_add(kReader, std::memory_order_relaxed);

@@ -90,6 +90,8 @@ inline void membarrier_all(bool required) noexcept {
 template <class Hooks = NoHooks>
 class PercpuRwsem {
  public:
+  template <class H>
+  using WithHooks = PercpuRwsem<H>;  // the same lock over other hooks
   PercpuRwsem() : reader_fence_(!membarrier_ready()) {}
 
   void down_read() noexcept {

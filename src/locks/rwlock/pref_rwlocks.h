@@ -23,6 +23,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class ReaderPrefRwlock {
  public:
+  template <class H>
+  using WithHooks = ReaderPrefRwlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void down_read() noexcept {
     std::uint32_t c = word_.fetch_add(kReader, std::memory_order_acquire);
@@ -62,6 +64,8 @@ class ReaderPrefRwlock {
 template <class Hooks = NoHooks>
 class WriterPrefRwlock {
  public:
+  template <class H>
+  using WithHooks = WriterPrefRwlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void down_read() noexcept {
     SpinWait<Hooks> wait;

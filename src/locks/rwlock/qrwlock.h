@@ -24,6 +24,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class QRwlock {
  public:
+  template <class H>
+  using WithHooks = QRwlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void down_read() noexcept {
     std::uint32_t c = cnts_.fetch_add(kReaderBias, std::memory_order_acquire);

@@ -62,6 +62,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class RwsemAa {
  public:
+  template <class H>
+  using WithHooks = RwsemAa<H>;  // the same lock over other hooks
   void down_read() noexcept {
     wait_lock_.lock();
     if (count_ == kWriter) sleep_until(readers_, false, [this] { return count_ != kWriter; });
@@ -140,6 +142,8 @@ class RwsemAa {
 template <class Hooks = NoHooks>
 class RwsemAaFair {
  public:
+  template <class H>
+  using WithHooks = RwsemAaFair<H>;  // the same lock over other hooks
   static constexpr long kReadBias = 1;
   static constexpr long kWriteBias = static_cast<long>(~(~0UL >> (sizeof(long) * CHAR_BIT / 2)));
   static constexpr long kReadBlockingBias = kWriteBias - kReadBias;

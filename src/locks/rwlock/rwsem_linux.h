@@ -58,6 +58,8 @@ struct LinuxRwsemWaiter : RwsemWaiter {
 template <class Hooks = NoHooks>
 class LinuxRwsem {
  public:
+  template <class H>
+  using WithHooks = LinuxRwsem<H>;  // the same lock over other hooks
   static constexpr long kWriterLocked = 1L << 0;
   static constexpr long kWaiters = 1L << 1;
   static constexpr long kHandoff = 1L << 2;

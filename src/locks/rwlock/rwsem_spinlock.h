@@ -26,6 +26,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class RwsemSpinlock {
  public:
+  template <class H>
+  using WithHooks = RwsemSpinlock<H>;  // the same lock over other hooks
   void down_read() noexcept {
     wait_lock_.lock();
     if (activity_ >= 0 && waiters_.empty()) {

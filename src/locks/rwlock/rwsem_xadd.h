@@ -43,6 +43,8 @@ namespace rwstress {
 template <class Hooks = NoHooks, bool kUnfairWake = false>
 class RwsemXadd {
  public:
+  template <class H>
+  using WithHooks = RwsemXadd<H, kUnfairWake>;  // the same lock over other hooks
   static constexpr std::int32_t kUnlockedValue = 0x00000000;
   static constexpr std::int32_t kActiveBias = 0x00000001;
   static constexpr std::int32_t kActiveMask = 0x0000ffff;

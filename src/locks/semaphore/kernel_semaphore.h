@@ -20,6 +20,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class KernelSemaphore {
  public:
+  template <class H>
+  using WithHooks = KernelSemaphore<H>;  // the same lock over other hooks
   explicit KernelSemaphore(int count) noexcept : count_(count) {}
 
   void down() noexcept {

@@ -92,6 +92,8 @@ class AbslSemaphore {
 template <class Semaphore>
 class SemaphoreAsMutex {
  public:
+  template <class H>
+  using WithHooks = SemaphoreAsMutex<typename Semaphore::template WithHooks<H>>;
   SemaphoreAsMutex() : s_(1) {}
   void lock() { s_.down(); }
   bool trylock() { return s_.down_trylock(); }

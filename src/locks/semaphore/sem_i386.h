@@ -24,6 +24,8 @@ namespace rwstress {
 template <class Hooks = NoHooks>
 class SemI386 {
  public:
+  template <class H>
+  using WithHooks = SemI386<H>;  // the same lock over other hooks
   explicit SemI386(int count) noexcept : count_(count) {}
 
   void down() noexcept {
