@@ -5,8 +5,8 @@
 #include <sched.h>
 
 #include <chrono>
-#include <optional>
 #include <condition_variable>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -206,8 +206,8 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   std::uint64_t last_total = 0;
   bool hung = false;
   auto watch_wakeup = [&](int i, ThreadWatch& w, Clock::time_point now, std::uint64_t total) {
-    const Role role = s.slots[i].result.role;
-    if (w.reported || !waits_in_lock(w.phase) || !promises_progress(meta.fairness, role != Role::kReader))
+    const bool writer_role = s.slots[i].result.role != Role::kReader;
+    if (w.reported || !waits_in_lock(w.phase) || !promises_progress(meta.fairness, writer_role))
       return;
     const auto waited = now - w.since;
     const pid_t tid = s.slots[i].tid.load(std::memory_order_relaxed);
