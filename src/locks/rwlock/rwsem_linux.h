@@ -303,7 +303,10 @@ class LinuxRwsem {
     int same_owner = 0;
     bool reader_phase = false;
     std::chrono::steady_clock::time_point reader_deadline;
-    for (;;) {
+    // need_resched() ends the kernel's spin when the owners keep changing;
+    // here a bound on all turns does.
+    const long most_turns = 8L * tuning_.spin_limit;
+    for (long turn = 0; turn < most_turns; ++turn) {
       if (try_write_lock_unqueued()) {
         taken = true;
         break;
