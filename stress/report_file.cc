@@ -19,7 +19,7 @@ namespace rwstress {
 namespace {
 
 // Writes all of `text` to fd; "" or why not (a full disk is the usual why).
-std::string write_all(int fd, const std::string& text, const std::string& shown) {
+std::string write_all(int fd, std::string_view text, const std::string& shown) {
   const char* p = text.data();
   std::size_t left = text.size();
   while (left > 0) {
@@ -86,7 +86,7 @@ Spool::~Spool() {
 
 std::string Spool::append(std::string_view text) {
   if (!error_.empty()) return error_;
-  std::string err = write_all(fd_, std::string(text), "a temporary file");
+  std::string err = write_all(fd_, text, "a temporary file");
   if (!err.empty()) return error_ = err;
   size_ += text.size();
   return "";
@@ -99,7 +99,7 @@ std::string Spool::copy_to(int fd, const std::string& shown) const {
     ssize_t n = pread(fd_, buf, sizeof buf, at);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return fmt::format("cannot read back a temporary file: {}", std::strerror(n < 0 ? errno : EIO));
-    std::string err = write_all(fd, std::string(buf, std::size_t(n)), shown);
+    std::string err = write_all(fd, std::string_view(buf, std::size_t(n)), shown);
     if (!err.empty()) return err;
     at += n;
   }

@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,13 +38,6 @@ const std::vector<std::string>& registered(Family family) {
                                         sem = collect(Family::kSemaphore),
                                         mtx = collect(Family::kMutex);
   return family == Family::kRwlock ? rw : family == Family::kSemaphore ? sem : mtx;
-}
-
-std::string read_source_file(const std::string& relative) {
-  std::ifstream in(std::string(RWSTRESS_SOURCE_DIR) + "/" + relative);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 const Topology& machine() {
@@ -177,7 +168,7 @@ BOOST_AUTO_TEST_CASE(registry_names_are_unique_and_described) {
 // A lock is its header, its registry line and its docs line: every
 // registered implementation has a row in docs/locks.md's tables.
 BOOST_AUTO_TEST_CASE(every_registered_lock_has_its_docs_line) {
-  const std::string docs = read_source_file("docs/locks.md");
+  const std::string docs = test::slurp(std::string(RWSTRESS_SOURCE_DIR) + "/docs/locks.md");
   BOOST_REQUIRE(!docs.empty());
   for (const auto& e : lock_registry()) {
     const std::string row = "| `" + std::string(e.meta.name) + "` |";

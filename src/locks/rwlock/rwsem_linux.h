@@ -322,7 +322,7 @@ class LinuxRwsem {
       } else if (c & kReaderMask) {
         const auto now = std::chrono::steady_clock::now();
         if (!reader_phase) {
-          long readers = std::min<long>(c >> 8, 30);
+          const long readers = std::min<long>((c & kReaderMask) / kReaderBias, 30);
           reader_deadline = now + std::chrono::nanoseconds((readers + 1) * 500);
           reader_phase = true;
         } else if (now > reader_deadline) {
@@ -370,13 +370,7 @@ class LinuxRwsem {
       const bool owed = w.handoff_set;  // written under wait_lock by whoever set HANDOFF
       wait_lock_.unlock();
       wl.grant_all();
-      if (!(owed && handoff_spin())) {
-        while (w.waiting.load(std::memory_order_acquire)) {
-          Hooks::at(HookPoint::kBeforeSleep);
-          futex_wait<Hooks>(w.waiting, 1);
-          Hooks::at(HookPoint::kAfterWake);
-        }
-      }
+      if (!(owed && handoff_spin())) rwsem_wait_for_grant<Hooks>(w);  // here: until woken
       wait_lock_.lock();
     }
     wait_lock_.unlock();
