@@ -13,9 +13,11 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "platform/printable.h"
 #include "stress/run_driver.h"
+#include "stress/session.h"
 
 namespace rwstress {
 
@@ -46,6 +48,33 @@ Examples:
 Exit codes: 0 PASS, 1 FAIL (invariant violated), 2 bad usage, 3 HANG,
 5 STARVED. With several locks, the worst verdict decides.
 )";
+
+// One option per declared knob (locks/lock_tuning.h): a choice knob takes
+// its words, a number knob a number in its range.
+void add_knob_options(CLI::App& app, LockTuning& tuning) {
+  const LockTuning defaults;
+  for (const Knob& k : kKnobs) {
+    const std::string name = "--" + std::string(k.flag);
+    if (k.choices.empty()) {
+      app.add_option(name, tuning.*k.field, std::string(k.help))
+          ->check(CLI::Range(k.min, k.max))
+          ->default_val(defaults.*k.field);
+      continue;
+    }
+    std::vector<std::string> words;
+    for (const KnobChoice& c : k.choices) words.emplace_back(c.word);
+    int* field = &(tuning.*k.field);
+    app.add_option_function<std::string>(
+           name,
+           [field, &k](const std::string& word) {
+             for (const KnobChoice& c : k.choices)
+               if (c.word == word) *field = c.value;
+           },
+           std::string(k.help))
+        ->check(CLI::IsMember(words))
+        ->default_str(knob_text(k, defaults.*k.field));
+  }
+}
 
 // A usage error is one line, whatever the user typed into a value: control
 // characters (a newline inside --seed, a path, a spec) are shown escaped.
@@ -206,31 +235,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   auto* count_opt = app.add_option("--count", cfg.count, "semaphores: the initial count")
                         ->check(CLI::Range(1, kMaxThreads))
                         ->default_val(2);
-  std::string handoff = "on", reader_steal = "on";
-  app.add_option("--rwsem-handoff", handoff,
-                 "modern rwsem (linux-rwsem): hand the lock to a waiter that waited too long")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->default_val("on");
-  app.add_option("--rwsem-reader-steal", reader_steal,
-                 "modern rwsem: readers may take a read-held lock past waiting writers")
-      ->check(CLI::IsMember({"on", "off"}))
-      ->default_val("on");
-  std::string xadd_wake = "fair";
-  app.add_option("--xadd-wake", xadd_wake,
-                 "xadd's wake: fair (the head run of readers) or unfair (every queued reader)")
-      ->check(CLI::IsMember({"fair", "unfair"}))
-      ->default_val("fair");
-  std::string xadd_retry = "active";
-  app.add_option("--xadd-retry", xadd_retry,
-                 "xadd's wake claim: active (retry when the active part is 0) or original "
-                 "(2.4.4: only when the whole count is 0, which can strand the queue)")
-      ->check(CLI::IsMember({"active", "original"}))
-      ->default_val("active");
-  app.add_option("--spin-limit", cfg.tuning.spin_limit,
-                 "optimistic spinning on one lock owner before sleeping, in pause turns "
-                 "(modern rwsem: the stand-in for owner->on_cpu)")
-      ->check(CLI::Range(0, 1 << 24))
-      ->default_val(LockTuning{}.spin_limit);
+  add_knob_options(app, cfg.tuning);
   app.add_flag("--sched", cfg.sched, "sched_yield() after each pass through the loop");
   app.add_option("--duration", duration, "per lock: 2, 2s, 500ms")->default_val("4s");
   app.add_option("--cpus", cpus, "CPU numbers, as taskset takes them: 0, 0-3,8; default: all allowed");
@@ -315,12 +320,12 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
       "compare", "mean (stddev), % difference and Welch's t-test of two --json results");
   compare->add_option("a", cfg.compare_a, "the baseline (A.json)")->required();
   compare->add_option("b", cfg.compare_b, "the one compared (B.json)")->required();
+  const std::vector<std::string> key_parts = scenario_key_parts();
   compare->add_option("--ignore", cfg.compare_ignore,
-                      "match scenarios without these parts: lock, xadd-wake, xadd-retry, inject, handoff, "
-                      "reader-steal, spin-limit, cs, delay, no-check")
+                      fmt::format("match scenarios without these parts: {}",
+                                  fmt::join(key_parts, ", ")))
       ->delimiter(',')
-      ->check(CLI::IsMember({"lock", "xadd-wake", "xadd-retry", "inject", "handoff", "reader-steal",
-                             "spin-limit", "cs", "delay", "no-check", "sched", "cpus"}));
+      ->check(CLI::IsMember(key_parts));
   compare->add_option("--alpha", cfg.compare_alpha, "significance level")
       ->check(CLI::Range(1e-6, 0.5))
       ->default_val(0.05);
@@ -410,10 +415,6 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   cfg.duration_given = app.count("--duration") > 0;
   cfg.locks = select_locks(cfg.lock_spec, &error);
   if (cfg.locks.empty()) return usage_error(error);
-  cfg.tuning.handoff = handoff == "on";
-  cfg.tuning.reader_steal = reader_steal == "on";
-  cfg.tuning.xadd_unfair_wake = xadd_wake == "unfair";
-  cfg.tuning.xadd_original_retry = xadd_retry == "original";
 
   // Thread roles per family: rwlocks have readers and writers; semaphores
   // and mutexes have only --threads (or --writers, read as the same).

@@ -53,11 +53,13 @@ std::string console_system_line(const RunResult& r) {
   const int cpus = distinct_cpus(r.cpus);
   const double idle_s = r.idle_share * r.duration_s * cpus;
   auto per_op = [&](double s) { return ops > 0 ? fmt::format("{:.0f}ns", s * 1e9 / ops) : "-"; };
+  const std::string others =
+      r.others_share < 0 ? "" : fmt::format(" (other programs {:.0f}%)", 100 * r.others_share);
   return fmt::format(
       "  = context switches {} voluntary, {} involuntary; CPU user {:.2f}s, sys {:.2f}s, idle "
-      "{:.0f}% of {} CPU{}; per op {} user, {} sys, {} idle",
+      "{:.0f}% of {} CPU{}{}; per op {} user, {} sys, {} idle",
       r.voluntary_csw, r.involuntary_csw, r.user_s, r.sys_s, 100 * r.idle_share, cpus,
-      cpus == 1 ? "" : "s", per_op(r.user_s), per_op(r.sys_s), per_op(idle_s));
+      cpus == 1 ? "" : "s", others, per_op(r.user_s), per_op(r.sys_s), per_op(idle_s));
 }
 
 std::vector<std::string> console_details(const RunResult& r, bool verbose, bool system) {

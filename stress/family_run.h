@@ -167,6 +167,7 @@ template <bool kInject, bool kPhases = true, class Lock, class Pass>
 void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, Pass pass) {
   LockRunShared<Lock>& s = *shared;
   WorkerSlot& slot = s.slots[index];
+  if constexpr (requires { Lock::thread_enter(); }) Lock::thread_enter();  // e.g. RCU registration
   if (worker_start(s, index)) {
     if constexpr (kInject) {
       // The instrumented instantiation: injection and/or measurement.

@@ -102,7 +102,8 @@ nlohmann::json run_json(const RunResult& r) {
             {"sys_s", r.sys_s},
             {"voluntary_csw", r.voluntary_csw},
             {"involuntary_csw", r.involuntary_csw},
-            {"idle_share", r.idle_share}}},
+            {"idle_share", r.idle_share},
+            {"others_share", r.others_share < 0 ? nlohmann::json() : nlohmann::json(r.others_share)}}},
           {"per_thread", threads},
           {"violations", {{"count", r.violation_count}, {"by_kind", by_kind}, {"first", first}}},
           {"starved", r.starved},
@@ -123,18 +124,18 @@ std::string json_head(const Report& report) {
   const RunConfig& c = report.config;
   nlohmann::json inject = nlohmann::json::array();
   for (const auto& spec : c.injection.specs) inject.push_back(spec.describe());
+  nlohmann::json tuning = nlohmann::json::object();
+  for (const Knob& k : kKnobs) {
+    const int v = c.tuning.*k.field;
+    tuning[std::string(k.json)] = knob_is_switch(k) ? nlohmann::json(v != 0) : nlohmann::json(v);
+  }
   nlohmann::json config = {
       {"lock", c.lock_spec},
       {"readers", c.readers},
       {"writers", c.writers},
       {"threads", c.threads},
       {"count", c.count},
-      {"tuning",
-       {{"rwsem_handoff", c.tuning.handoff},
-        {"rwsem_reader_steal", c.tuning.reader_steal},
-        {"spin_limit", c.tuning.spin_limit},
-        {"xadd_unfair_wake", c.tuning.xadd_unfair_wake},
-        {"xadd_original_retry", c.tuning.xadd_original_retry}}},
+      {"tuning", tuning},
       {"sched", c.sched},
       {"duration_s", std::chrono::duration<double>(c.duration).count()},
       {"cpus", c.cpus.describe()},

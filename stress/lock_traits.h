@@ -7,6 +7,9 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
+
+#include "locks/lock_tuning.h"
 
 namespace rwstress {
 
@@ -178,6 +181,7 @@ struct Capabilities {
   bool trylock = false;  // mutex trylock or semaphore down_trylock
   bool timeout = false;  // semaphore down_timeout
   bool spins = false;    // waiters spin instead of sleeping
+  bool tuned = false;    // built from a LockTuning: reads the knobs (locks/lock_tuning.h)
 
   bool any_trylock() const { return read_trylock || write_trylock || trylock; }
   std::string describe() const;  // "read-trylock,write-trylock,downgrade" or "-"
@@ -186,7 +190,8 @@ struct Capabilities {
 template <class L>
 constexpr Capabilities capabilities_of() {
   return Capabilities{HasReadTrylock<L>, HasWriteTrylock<L>, HasDowngrade<L>,
-                      HasTrylock<L> || HasSemTrylock<L>, HasDownTimeout<L>, SpinningLock<L>};
+                      HasTrylock<L> || HasSemTrylock<L>, HasDownTimeout<L>, SpinningLock<L>,
+                      std::is_constructible_v<L, const LockTuning&>};
 }
 
 struct LockMeta {

@@ -107,12 +107,7 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   if (selects(Family::kSemaphore) || selects(Family::kMutex))
     roles += fmt::format(" --threads {}", threads);
   if (selects(Family::kSemaphore)) roles += fmt::format(" --count {}", count);
-  const LockTuning defaults;
-  if (tuning.handoff != defaults.handoff) roles += " --rwsem-handoff off";
-  if (tuning.reader_steal != defaults.reader_steal) roles += " --rwsem-reader-steal off";
-  if (tuning.spin_limit != defaults.spin_limit) roles += fmt::format(" --spin-limit {}", tuning.spin_limit);
-  if (tuning.xadd_unfair_wake) roles += " --xadd-wake unfair";
-  if (tuning.xadd_original_retry) roles += " --xadd-retry original";
+  roles += knob_flags(tuning);
   for (const InjectSpec& spec : injection.specs)  // quoted: "exp(2us)" is shell syntax
     roles += fmt::format(" --inject '{}'", spec.describe());
   if (!check) roles += " --no-check";

@@ -198,6 +198,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   const auto tick = std::clamp<std::chrono::nanoseconds>(sc.watchdog / 20,
                                                          std::chrono::milliseconds(5),
                                                          std::chrono::milliseconds(100));
+  const std::optional<double> busy_before = read_cpus_busy_s(sc.plan.cpus);
   Clock::time_point start = Clock::now();
   std::vector<ThreadWatch> watch(size_t(n), ThreadWatch(0, Phase::kStarting, start, 0));
   s.go.store(true, std::memory_order_release);
@@ -270,6 +271,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     }
   }
   Clock::time_point stopped = Clock::now();
+  const std::optional<double> busy_after = read_cpus_busy_s(sc.plan.cpus);
   // Only a --fail-fast violation (or a failed binding) sets the flag before
   // the driver does.
   result.stopped_at_violation = s.stop.load() && !hung && s.violations.count() > 0;
@@ -318,6 +320,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   }
 
   result.duration_s = std::chrono::duration<double>(stopped - start).count();
+  if (busy_before && busy_after) result.cpus_busy_s = std::max(0.0, *busy_after - *busy_before);
   {
     std::lock_guard guard(s.error_mutex);
     result.error = s.bind_error;

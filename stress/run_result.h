@@ -126,6 +126,12 @@ struct RunResult {
   std::uint64_t voluntary_csw = 0;
   std::uint64_t involuntary_csw = 0;
   double idle_share = 0;  // 1 - (user + sys) / (duration * CPUs used), clamped to [0, 1]
+  // Every program's busy time on the run's CPUs during the run (/proc/stat,
+  // 10 ms resolution per CPU); -1 where it could not be read.
+  double cpus_busy_s = -1;
+  // The share of the run's CPU time that other programs took: (cpus_busy_s
+  // - user - sys) / (duration * CPUs used), in [0, 1]; -1 if unknown.
+  double others_share = -1;
 
   std::uint64_t violation_count = 0;
   std::uint64_t violations_by_kind[kViolationKindCount] = {};

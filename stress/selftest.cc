@@ -14,6 +14,7 @@
 
 #include "stress/registry.h"
 #include "stress/run_driver.h"
+#include "stress/stats.h"
 
 namespace rwstress {
 
@@ -53,6 +54,7 @@ const BustedCase kCases[] = {
 struct IsolatedOutcome {
   Verdict verdict = Verdict::kCrash;
   double seconds = 0;
+  double others_share = -1;  // RunResult's: other programs' share of the CPUs
 };
 
 template <class Fn>
@@ -231,7 +233,9 @@ int run_selftest(const SelftestOptions& opt, const Topology& topology,
         return run_isolated(
             [&] {
               IsolatedOutcome mine;
-              mine.verdict = run_timed(fn, e->meta, sc, &mine.seconds).verdict;
+              const RunResult r = run_timed(fn, e->meta, sc, &mine.seconds);
+              mine.verdict = r.verdict;
+              mine.others_share = r.others_share;
               return mine;
             },
             std::chrono::duration_cast<std::chrono::seconds>(cap) + std::chrono::seconds(30));
@@ -250,6 +254,9 @@ int run_selftest(const SelftestOptions& opt, const Topology& topology,
         second = true;
       }
       std::string result = ok ? "caught" : required ? "MISSED" : "not caught";
+      if (!ok && c.expected == Verdict::kStarved && o.others_share >= kOthersShare)
+        result += fmt::format(" (not judged: other programs had {:.0f}% of the CPUs)",
+                              100 * o.others_share);
       if (ok && second) result += " on a second run";
       if (!how.empty()) result += fmt::format(" ({})", how);
       print(fmt::format(fmt::runtime(kRow), c.lock, e->meta.origin, bug_width,

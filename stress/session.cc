@@ -27,15 +27,17 @@ std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResu
   std::string key = fmt::format("{} {}", r.lock, run_shape(r));
   key += fmt::format(" sched={} cpus={} cs={}/{} delay={}", sc.sched ? "yes" : "no",
                      sc.plan.cpus.size(), sc.cs_read_loops, sc.cs_write_loops, sc.delay_loops);
-  const LockTuning defaults;
-  if (sc.tuning.handoff != defaults.handoff) key += " handoff=off";
-  if (sc.tuning.reader_steal != defaults.reader_steal) key += " reader-steal=off";
-  if (sc.tuning.spin_limit != defaults.spin_limit) key += fmt::format(" spin-limit={}", sc.tuning.spin_limit);
-  if (sc.tuning.xadd_unfair_wake) key += " xadd-wake=unfair";
-  if (sc.tuning.xadd_original_retry) key += " xadd-retry=original";
+  key += knob_key(sc.tuning);
   for (const InjectSpec& spec : cfg.injection.specs) key += " inject=" + spec.describe();
   if (!sc.check) key += " no-check";
   return key;
+}
+
+std::vector<std::string> scenario_key_parts() {
+  // The first word is the lock; the shape is always compared.
+  std::vector<std::string> parts = {"lock", "sched", "cpus", "cs", "delay", "inject", "no-check"};
+  for (const Knob& k : kKnobs) parts.emplace_back(k.key);
+  return parts;
 }
 
 SessionReport::SessionReport(const RunConfig& cfg, const Topology& topology, std::string kind)

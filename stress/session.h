@@ -75,6 +75,8 @@ inline constexpr int kWriteErrorExit = 2;
 
 // The configuration part of run `r` of scenario `sc` that compare matches by.
 std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResult& r);
+// The names of the key's parts that compare --ignore can leave out.
+std::vector<std::string> scenario_key_parts();
 
 // The run seed of repeat `i` (0 keeps the seed itself).
 std::uint64_t repeat_seed(std::uint64_t seed, int i);

@@ -83,6 +83,11 @@ void summarize_run(RunResult& r) {
   }
   const int cpus_used = distinct_cpus(r.cpus);
   r.idle_share = idle_share(r.user_s + r.sys_s, r.duration_s, cpus_used);
+  r.others_share = r.cpus_busy_s < 0 || r.duration_s <= 0 || cpus_used <= 0
+                       ? -1
+                       : std::clamp((r.cpus_busy_s - r.user_s - r.sys_s) / (r.duration_s * cpus_used),
+                                    0.0, 1.0);
+  const bool machine_busy = r.others_share >= kOthersShare;
   r.jain_readers = jain_index(reader_ops);
   r.jain_writers = jain_index(writer_ops);
 
@@ -109,7 +114,11 @@ void summarize_run(RunResult& r) {
         why = fmt::format(" (allowed: {} lock)", fairness_name(r.fairness));
       else if (preemption_voids_promise)
         why = " (not judged: a spinning lock on more threads than CPUs)";
-      starved_promised |= s.cause == StarvationCause::kLock && promised && !preemption_voids_promise;
+      else if (machine_busy)
+        why = fmt::format(" (not judged: other programs had {:.0f}% of the CPUs)",
+                          100 * r.others_share);
+      starved_promised |= s.cause == StarvationCause::kLock && promised &&
+                          !preemption_voids_promise && !machine_busy;
       ++r.starved_by_cause[int(s.cause)];
       std::string where;
       if (t.wall_s > 0 && t.on_cpu_s >= 0)

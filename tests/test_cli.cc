@@ -4,11 +4,13 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "stress/cli.h"
 #include "stress/registry.h"
+#include "stress/session.h"
 #include "tests/test_support.h"
 
 using namespace rwstress;
@@ -374,14 +376,59 @@ BOOST_AUTO_TEST_CASE(what_must_give_a_false_verdict_or_wraps_is_refused) {
   BOOST_TEST((parse({"--watchdog", "100ms"}).action == CliAction::kRun));
 }
 
-// --xadd-retry: parsed into the tuning, replayed on the command line, and a
-// part of the scenario key that compare can ignore.
-BOOST_AUTO_TEST_CASE(xadd_retry_knob_round_trips) {
-  CliOutcome o = parse({"--lock", "xadd", "--xadd-retry", "original"});
-  BOOST_REQUIRE(o.action == CliAction::kRun);
-  BOOST_TEST(o.config.tuning.xadd_original_retry);
-  BOOST_TEST(!parse({"--lock", "xadd"}).config.tuning.xadd_original_retry);
-  BOOST_TEST(one_line_error(parse({"--lock", "xadd", "--xadd-retry", "sometimes"})));
+// Every declared knob (locks/lock_tuning.h): its locks are registered and
+// read the tuning; a value other than the default is parsed into the
+// tuning, written on the replay line, read back from it to the same tuning,
+// and is a part of the scenario key that compare --ignore accepts; a word or
+// number outside the knob's range is one line and exit 2.
+BOOST_AUTO_TEST_CASE(every_knob_round_trips_through_its_one_declaration) {
+  const LockTuning defaults;
+  const std::vector<std::string> key_parts = scenario_key_parts();
+  for (const Knob& k : kKnobs) {
+    BOOST_TEST_CONTEXT("--" << k.flag) {
+      std::istringstream locks{std::string(k.locks)};
+      std::string lock, first_lock;
+      while (locks >> lock) {
+        const LockEntry* e = find_lock(lock);
+        BOOST_REQUIRE_MESSAGE(e, lock << " is not registered");
+        BOOST_TEST(e->meta.caps.tuned, lock << " does not read the tuning");
+        if (first_lock.empty()) first_lock = lock;
+      }
+      BOOST_REQUIRE(!first_lock.empty());
+      int value = k.max;
+      for (const KnobChoice& c : k.choices)
+        if (c.value != defaults.*k.field) value = c.value;
+      BOOST_REQUIRE(value != defaults.*k.field);
+      const std::string text = knob_text(k, value);
+      const std::string flag = "--" + std::string(k.flag);
+
+      CliOutcome o = parse({"--lock", first_lock, flag, text});
+      BOOST_REQUIRE(o.action == CliAction::kRun);
+      BOOST_TEST((o.config.tuning.*k.field) == value);
+      PlacementPlan plan;
+      plan.cpus = {0};
+      plan.cpu_of_thread = {0};
+      const std::string replay = o.config.describe(plan);
+      BOOST_TEST(replay.find(flag + " " + text) != std::string::npos, replay);
+      std::istringstream words(replay);
+      std::vector<std::string> args;
+      for (std::string w; words >> w;) args.push_back(w);
+      BOOST_REQUIRE(args.front() == "rwstress");
+      CliOutcome again = parse({args.begin() + 1, args.end()});
+      BOOST_REQUIRE(again.action == CliAction::kRun);
+      for (const Knob& other : kKnobs)
+        BOOST_TEST((again.config.tuning.*other.field) == (o.config.tuning.*other.field));
+      BOOST_TEST(knob_key(o.config.tuning) == " " + std::string(k.key) + "=" + text);
+      BOOST_TEST(std::count(key_parts.begin(), key_parts.end(), std::string(k.key)) == 1);
+
+      const std::string bad = k.choices.empty() ? std::to_string(std::int64_t(k.max) + 1) : "sometimes";
+      BOOST_TEST(one_line_error(parse({"--lock", first_lock, flag, bad})));
+    }
+  }
+}
+
+// One knob end to end in the binary: replayed on the command line.
+BOOST_AUTO_TEST_CASE(xadd_retry_knob_runs_and_replays) {
   test::ProcessResult r =
       test::run_rwstress("--lock xadd --xadd-retry original --duration 100ms --readers 2 --writers 1");
   BOOST_TEST(r.exit_code == 0, r.out << r.err);

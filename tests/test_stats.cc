@@ -103,6 +103,37 @@ BOOST_AUTO_TEST_CASE(a_thread_the_scheduler_held_back_is_not_starved_by_the_lock
   BOOST_TEST(run(-1, -1, 2.0).verdict == Verdict::kStarved);
 }
 
+// Other programs' share of the run's CPUs: from half of them up, a starved
+// thread is reported but not judged (a granted waiter that waits for a CPU
+// is the machine's doing); below, judged as before; unknown, judged.
+BOOST_AUTO_TEST_CASE(starvation_on_a_machine_busy_with_other_work_is_not_judged) {
+  auto run = [](double cpus_busy_s) {
+    RunResult r = with_threads(Fairness::kTaskFair, {{Role::kReader, 1000000},
+                                                     {Role::kReader, 1000000},
+                                                     {Role::kWriter, 3}});
+    r.cpus = {0, 1};
+    r.duration_s = 1;
+    r.threads[0].user_s = r.threads[1].user_s = 0.1;  // the run's own CPU time: 0.2 s
+    r.cpus_busy_s = cpus_busy_s;
+    summarize_run(r);
+    return r;
+  };
+  RunResult busy = run(1.9);  // others: 1.7 of 2 CPU-seconds
+  BOOST_TEST(busy.others_share == 0.85, tt::tolerance(1e-9));
+  BOOST_TEST(busy.verdict == Verdict::kPass);
+  BOOST_REQUIRE(busy.starved.size() == 1u);
+  BOOST_TEST(busy.starved[0].find("not judged: other programs had 85% of the CPUs") !=
+             std::string::npos, busy.starved[0]);
+  RunResult half = run(1.2);  // others: exactly half
+  BOOST_TEST(half.verdict == Verdict::kPass);
+  RunResult quiet = run(0.25);  // others: 2.5%
+  BOOST_TEST(quiet.others_share == 0.025, tt::tolerance(1e-9));
+  BOOST_TEST(quiet.verdict == Verdict::kStarved);
+  RunResult unknown = run(-1);
+  BOOST_TEST(unknown.others_share == -1);
+  BOOST_TEST(unknown.verdict == Verdict::kStarved);
+}
+
 BOOST_AUTO_TEST_CASE(short_runs_and_fair_shares_are_not_starvation) {
   RunResult tiny = with_threads(Fairness::kTaskFair, {{Role::kReader, 900}, {Role::kWriter, 0}});
   summarize_run(tiny);

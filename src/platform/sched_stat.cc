@@ -39,3 +39,33 @@ std::optional<SchedTimes> read_thread_sched_times(int tid) {
 }
 
 }  // namespace rwstress
+
+namespace rwstress {
+
+std::optional<double> read_cpus_busy_s(const std::vector<int>& cpus) {
+  std::FILE* f = std::fopen("/proc/stat", "re");
+  if (!f) return std::nullopt;
+  const long hz = sysconf(_SC_CLK_TCK);
+  std::uint64_t busy_ticks = 0;
+  std::size_t found = 0;
+  char line[512];
+  while (std::fgets(line, sizeof line, f)) {
+    int cpu;
+    // cpuN user nice system idle iowait irq softirq steal ...
+    std::uint64_t v[8] = {};
+    if (std::sscanf(line, "cpu%d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+                          " %" SCNu64 " %" SCNu64 " %" SCNu64,
+                    &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 9)
+      continue;  // the "cpu " total line, or something else
+    bool wanted = false;
+    for (int c : cpus) wanted |= c == cpu;
+    if (!wanted) continue;
+    ++found;
+    busy_ticks += v[0] + v[1] + v[2] + v[5] + v[6] + v[7];  // not idle (v[3]) or iowait (v[4])
+  }
+  std::fclose(f);
+  if (hz <= 0 || found == 0) return std::nullopt;
+  return double(busy_ticks) / double(hz);
+}
+
+}  // namespace rwstress

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace rwstress {
 
@@ -22,5 +23,16 @@ std::optional<SchedTimes> read_thread_sched_times();
 
 // The same for another thread of this process, by its kernel thread id.
 std::optional<SchedTimes> read_thread_sched_times(int tid);
+
+}  // namespace rwstress
+
+namespace rwstress {
+
+// Seconds the given CPUs spent busy (any program, any mode: /proc/stat's
+// columns but idle and iowait) since boot, at USER_HZ resolution (10 ms per
+// CPU), or nothing where /proc/stat cannot be read. Two readings around a
+// run, less the run's own CPU time, say how much of the run's CPUs other
+// programs took.
+std::optional<double> read_cpus_busy_s(const std::vector<int>& cpus);
 
 }  // namespace rwstress

@@ -248,8 +248,7 @@ class PercpuRwsem {
       if (!head_) tail_ = &head_;
       const bool was_writer = w->writer;
       Hooks::at(HookPoint::kBeforeWake);
-      w->waiting.store(0, std::memory_order_release);  // w may return and be gone now
-      futex_wake(w->waiting);
+      futex_set_and_wake(w->waiting, 0);  // w may return and be gone now
       if (was_writer) break;
     }
   }

@@ -127,8 +127,7 @@ class RwsemAa {
     Hooks::at(HookPoint::kBeforeWake);
     for (RwsemWaiter* w = queue.front(); w && n > 0; w = queue.next_of(w)) {
       if (!w->waiting.load(std::memory_order_relaxed)) continue;
-      w->waiting.store(0, std::memory_order_release);
-      futex_wake(w->waiting);
+      futex_set_and_wake(w->waiting, 0);
       --n;
     }
   }

@@ -3,11 +3,10 @@
 // rwsem_waiter on a list_head.
 //
 // A waiter lives on its sleeper's stack. The waker unlinks it under the wait
-// lock, then grants it by clearing `waiting` (release) and waking the futex
-// on that word. Once `waiting` is 0 the sleeper may return and reuse its
-// stack, so the waker must read everything it needs from the record before
-// granting; the futex_wake on a reused word is harmless (every sleeper in
-// this tree re-checks its word).
+// lock, then grants it by clearing `waiting` and waking the futex on that
+// word, in one system call (futex_set_and_wake). Once `waiting` is 0 the
+// sleeper may return and reuse its stack, so the waker must read everything
+// it needs from the record before granting.
 #pragma once
 
 #include <sched.h>
@@ -58,10 +57,7 @@ class RwsemWaitList {
 };
 
 // Hands the lock to a waiter that has already been unlinked.
-inline void rwsem_grant(RwsemWaiter* w) noexcept {
-  w->waiting.store(0, std::memory_order_release);
-  futex_wake(w->waiting);
-}
+inline void rwsem_grant(RwsemWaiter* w) noexcept { futex_set_and_wake(w->waiting, 0); }
 
 // Sleeps until a waker grants the lock. Spurious futex returns are expected.
 template <class Hooks>
