@@ -1,14 +1,14 @@
 // Uncontended fast-path cost of every lock in the registry: one thread, an
 // acquire+release pair per item, shared and exclusive for rwlocks. Google
 // Benchmark with manual timing: each benchmark iteration times a batch of
-// kBatch pairs inside the lock's own templated loop (stress/fastpath.h), so
+// kBatch pairs inside the lock's own templated loop (src/run/fastpath.h), so
 // no indirect call sits between two pairs. The "ns/pair" column is the
 // number to read; docs/PERFORMANCE.md records it with the machine.
 #include <benchmark/benchmark.h>
 
 #include <string>
 
-#include "stress/registry.h"
+#include "registry/registry.h"
 
 namespace {
 

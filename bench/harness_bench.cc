@@ -14,10 +14,10 @@
 
 #include <fmt/format.h>
 
+#include "model/run_result.h"
 #include "platform/duration.h"
 #include "platform/topology.h"
-#include "stress/registry.h"
-#include "stress/run_result.h"
+#include "registry/registry.h"
 
 using namespace rwstress;
 

@@ -9,10 +9,10 @@
 #include <shared_mutex>
 #include <vector>
 
+#include "locks/futex.h"
 #include "locks/rwlock/rwsem_xadd.h"
 #include "locks/rwlock/urcu_reference.h"
 #include "locks/semaphore/kernel_semaphore.h"
-#include "platform/futex.h"
 
 namespace rwstress::test {
 

@@ -4,13 +4,13 @@
 
 #include <chrono>
 
+#include "locks/busted/busted_mutexes.h"
 #include "locks/busted/busted_noop.h"
 #include "locks/rwlock/rwsem_xadd.h"
-#include "stress/checkers.h"
-#include "locks/busted/busted_mutexes.h"
 #include "locks/semaphore/kernel_semaphore.h"
-#include "stress/rwlock_run.h"
-#include "stress/semaphore_run.h"
+#include "run/checkers.h"
+#include "run/rwlock_run.h"
+#include "run/semaphore_run.h"
 #include "tests/broken_rwlocks.h"
 #include "tests/test_support.h"
 

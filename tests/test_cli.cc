@@ -8,9 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "stress/cli.h"
-#include "stress/registry.h"
-#include "stress/session.h"
+#include "cli/cli.h"
+#include "registry/registry.h"
 #include "tests/test_support.h"
 
 using namespace rwstress;

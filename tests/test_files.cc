@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "stress/report.h"
+#include "report/report.h"
 #include "tests/test_support.h"
 
 using namespace rwstress;

@@ -16,8 +16,8 @@
 #include "locks/rwlock/rwsem_xadd.h"
 #include "locks/semaphore/library_semaphores.h"
 #include "locks/semaphore/sem_i386.h"
-#include "stress/registry.h"
-#include "stress/with_hooks.h"
+#include "registry/registry.h"
+#include "run/with_hooks.h"
 #include "tests/test_support.h"
 
 using namespace rwstress;

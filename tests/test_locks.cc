@@ -16,8 +16,8 @@
 #include "locks/rwlock/rwsem_spinlock.h"
 #include "locks/rwlock/rwsem_waiter.h"
 #include "locks/rwlock/rwsem_xadd.h"
-#include "stress/registry.h"
-#include "stress/rwlock_run.h"
+#include "registry/registry.h"
+#include "run/rwlock_run.h"
 #include "tests/test_support.h"
 
 using namespace rwstress;

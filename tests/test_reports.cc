@@ -12,14 +12,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli.h"
+#include "commands/compare.h"
+#include "commands/suite.h"
+#include "commands/sweep.h"
 #include "platform/cycle_clock.h"
-#include "stress/cli.h"
-#include "stress/compare.h"
-#include "stress/registry.h"
-#include "stress/report.h"
-#include "stress/run_driver.h"
-#include "stress/suite.h"
-#include "stress/sweep.h"
+#include "registry/registry.h"
+#include "report/report.h"
+#include "run/run_driver.h"
 #include "tests/test_support.h"
 
 using namespace rwstress;

@@ -2,10 +2,10 @@
 #define BOOST_TEST_MODULE test_stats
 #include <boost/test/unit_test.hpp>
 
+#include "model/stats.h"
 #include "platform/topology.h"
-#include "stress/registry.h"
-#include "stress/run_driver.h"
-#include "stress/stats.h"
+#include "registry/registry.h"
+#include "run/run_driver.h"
 #include "tests/test_support.h"
 
 using namespace rwstress;

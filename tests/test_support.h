@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "platform/topology.h"
-#include "stress/scenario.h"
+#include "run/scenario.h"
 
 namespace rwstress::test {
 

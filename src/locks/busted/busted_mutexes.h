@@ -4,12 +4,12 @@
 #include <atomic>
 #include <cstdint>
 
+#include "locks/futex.h"
 #include "locks/hooks.h"
 #include "locks/raw_spinlock.h"
 #include "locks/rwlock/rwsem_waiter.h"
 #include "locks/semaphore/kernel_semaphore.h"
 #include "locks/spin_wait.h"
-#include "platform/futex.h"
 
 namespace rwstress {
 

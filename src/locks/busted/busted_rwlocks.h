@@ -6,9 +6,9 @@
 #include <atomic>
 #include <cstdint>
 
+#include "locks/futex.h"
 #include "locks/hooks.h"
 #include "locks/spin_wait.h"
-#include "platform/futex.h"
 
 namespace rwstress {
 

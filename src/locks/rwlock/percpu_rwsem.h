@@ -54,11 +54,11 @@
 #include <cstdlib>
 #include <cstdint>
 
+#include "locks/futex.h"
 #include "locks/hooks.h"
 #include "locks/raw_spinlock.h"
 #include "locks/rwlock/percpu_slot.h"
 #include "locks/spin_wait.h"
-#include "platform/futex.h"
 
 namespace rwstress {
 

@@ -14,8 +14,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "locks/futex.h"
 #include "locks/hooks.h"
-#include "platform/futex.h"
 
 namespace rwstress {
 

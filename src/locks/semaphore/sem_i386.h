@@ -15,9 +15,9 @@
 #include <atomic>
 #include <cstdint>
 
+#include "locks/futex.h"
 #include "locks/hooks.h"
 #include "locks/raw_spinlock.h"
-#include "platform/futex.h"
 
 namespace rwstress {
 

@@ -1,0 +1,484 @@
+#include "cli/cli.h"
+
+#include <sched.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <optional>
+#include <cmath>
+#include <random>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "platform/printable.h"
+#include "run/run_driver.h"
+
+namespace rwstress {
+
+namespace {
+
+constexpr const char* kExamples = R"(
+Examples:
+  rwstress --readers 4 --writers 2 --sched        every rwlock, 4 readers + 2 writers,
+                                                  sched_yield() after each pass
+  rwstress --lock xadd,generic-spin --duration 500ms
+  rwstress --lock semaphore --count 2 --threads 4 every semaphore, 4 threads, count 2
+  rwstress --lock mutex --threads 3              every mutex and spinlock
+  rwstress selftest                               every busted lock must be caught
+  rwstress --lock busted-noop --readers 2 --writers 2 --duration 2   (must FAIL)
+  rwstress --cpus 0-3,8 --placement scatter --cs-read 200 --json run.json
+  rwstress list                                   every implementation, with its
+                                                  family, fairness and origin
+  rwstress --lock xadd --inject yield@in-cs:p=0.01 --inject delay@before-sleep:exp(2us)
+  rwstress list injectors                         every injector and injection point
+  rwstress --lock xadd,linux-rwsem --lockstat     lockmeter table (the 2002 lockmeter report)
+  rwstress --lock bkl,sem-mutex --threads 4 --hist hold --plot out
+                                                  hold-time histograms side by side (the 1999 kernel_lock report)
+  rwstress sweep --cpus 1,2,4,8 --lock ticket,mcs throughput per CPU count, scaling, linear
+  rwstress suite rwsem-test                       the 2001 rwsem benchmark's table for today's rwsems
+  rwstress suite bkl                              the 2000 BKL report: spinning BKL vs semaphore
+  rwstress --lock xadd --repeat 5 --json a.json   then: rwstress compare a.json b.json
+
+Exit codes: 0 PASS, 1 FAIL (invariant violated), 2 bad usage, 3 HANG,
+5 STARVED. With several locks, the worst verdict decides.
+)";
+
+// One option per declared knob (locks/lock_tuning.h): a choice knob takes
+// its words, a number knob a number in its range.
+void add_knob_options(CLI::App& app, LockTuning& tuning) {
+  const LockTuning defaults;
+  for (const Knob& k : kKnobs) {
+    const std::string name = "--" + std::string(k.flag);
+    if (k.choices.empty()) {
+      app.add_option(name, tuning.*k.field, std::string(k.help))
+          ->check(CLI::Range(k.min, k.max))
+          ->default_val(defaults.*k.field);
+      continue;
+    }
+    std::vector<std::string> words;
+    for (const KnobChoice& c : k.choices) words.emplace_back(c.word);
+    int* field = &(tuning.*k.field);
+    app.add_option_function<std::string>(
+           name,
+           [field, &k](const std::string& word) {
+             for (const KnobChoice& c : k.choices)
+               if (c.word == word) *field = c.value;
+           },
+           std::string(k.help))
+        ->check(CLI::IsMember(words))
+        ->default_str(knob_text(k, defaults.*k.field));
+  }
+}
+
+// A usage error is one line, whatever the user typed into a value: control
+// characters (a newline inside --seed, a path, a spec) are shown escaped.
+CliOutcome usage_error(const std::string& message) {
+  CliOutcome out;
+  out.action = CliAction::kExit;
+  out.exit_code = 2;
+  out.output = "rwstress: error: " + printable(message) + " (see rwstress --help)";
+  return out;
+}
+
+// CLI11 messages can span lines; a usage error is one line.
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// The CPUs this process may run on (at least 1), without loading the
+// topology: what "all CPUs" means while parsing.
+int allowed_cpu_count() {
+  cpu_set_t allowed;
+  const int n = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
+  return std::max(n, 1);
+}
+
+// Below this, sampling gaps and time slices alone look like a hang.
+constexpr std::chrono::nanoseconds kShortestWatchdog = std::chrono::milliseconds(100);
+// Work under this many loop turns is far below any allowed watchdog on any
+// CPU (a turn is at least a cycle), so it is not timed.
+constexpr std::uint64_t kLoopsWorthTiming = 1000000;
+
+// Where the reports go, checked before anything runs: no empty path, no
+// two reports on one file (the second would silently replace the first),
+// and a --plot prefix whose directory exists and holds no character that
+// a gnuplot script or a terminal would act on.
+std::string output_paths_error(const RunConfig& cfg, const CLI::App& app) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<const char*, const std::string*>> files = {
+      {"--json", &cfg.json_path}, {"--csv", &cfg.csv_path}, {"--junit", &cfg.junit_path}};
+  std::vector<std::pair<const char*, fs::path>> seen;
+  for (auto [flag, path] : files) {
+    if (app.count(flag) == 0) continue;
+    if (path->empty()) return fmt::format("{}: an empty path", flag);
+    std::error_code ec;
+    fs::path where = fs::weakly_canonical(fs::absolute(*path, ec), ec);
+    if (ec) where = *path;
+    for (const auto& [other, other_path] : seen)
+      if (other_path == where)
+        return fmt::format("{} and {} name the same file '{}'", other, flag, *path);
+    seen.emplace_back(flag, where);
+  }
+  if (app.count("--plot") > 0) {
+    const std::string& prefix = cfg.plot_prefix;
+    if (prefix.empty() || prefix.back() == '/')
+      return "--plot: give a file name prefix such as out or plots/run1";
+    for (unsigned char c : prefix)
+      if (c < 0x20 || c == 0x7f || c == '`')
+        return fmt::format("--plot '{}': no control characters or backquotes in a prefix", prefix);
+    const fs::path dir = fs::path(prefix).parent_path().empty() ? fs::path(".")
+                                                                 : fs::path(prefix).parent_path();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec) || access(dir.c_str(), W_OK) != 0)
+      return fmt::format("--plot '{}': '{}' is not a directory this process can write to", prefix,
+                         dir.string());
+  }
+  return {};
+}
+
+// The run seed: decimal or 0x hex, 0 to 2^64-1, nothing else.
+std::optional<std::uint64_t> parse_seed(const std::string& text) {
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const char* first = text.data() + (hex ? 2 : 0);
+  const char* last = text.data() + text.size();
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(first, last, v, hex ? 16 : 10);
+  if (first == last || ec != std::errc() || end != last) return std::nullopt;
+  return v;
+}
+
+// An estimate, said in whole milliseconds (format_duration prints it exactly).
+std::chrono::nanoseconds round_up_ms(std::chrono::nanoseconds d) {
+  return std::chrono::ceil<std::chrono::milliseconds>(d);
+}
+
+// What must produce a false HANG is refused up front: a watchdog shorter
+// than the gaps a correct run has, or a pass that may pause for half the
+// watchdog (an injected pause, or critical-section and outside work).
+std::string watchdog_guard(const RunConfig& cfg) {
+  using namespace std::chrono_literals;
+  if (cfg.watchdog < kShortestWatchdog)
+    return fmt::format("--watchdog {}: at least {} (it samples progress every 5ms or more, and a "
+                       "time slice on an oversubscribed CPU lasts tens of ms: a correct lock "
+                       "would be reported as HANG)",
+                       format_duration(cfg.watchdog), format_duration(kShortestWatchdog));
+  std::chrono::nanoseconds per_pass{0};
+  const InjectSpec* longest = nullptr;
+  for (const InjectSpec& spec : cfg.injection.specs) {
+    // One firing per point a pass visits; a hook point (spin, before-sleep)
+    // may be visited more often, which is why the bound is half the watchdog.
+    auto pause = spec.longest_pause() * std::max<std::size_t>(1, spec.points.size());
+    if (!longest || pause > longest->longest_pause()) longest = &spec;
+    per_pass += pause;
+  }
+  if (per_pass * 2 > cfg.watchdog)
+    return fmt::format("--inject '{}': its pauses (up to {} per pass{}) need a --watchdog over {}",
+                       longest->text, format_duration(per_pass),
+                       cfg.injection.specs.size() > 1 ? ", all specs together" : "",
+                       format_duration(per_pass * 2));
+  // A reader may wait out a write hold and then do its own: both must fit,
+  // stretched by the threads that share each CPU.
+  const std::uint64_t loops = std::max(cfg.cs_read_loops, cfg.cs_write_loops) * 2 + cfg.delay_loops;
+  if (loops > kLoopsWorthTiming) {
+    const int cpus = cfg.cpus.count > 0      ? cfg.cpus.count
+                     : !cfg.cpus.list.empty() ? int(cfg.cpus.list.size())
+                                              : allowed_cpu_count();
+    int threads = 1;
+    for (const LockEntry* e : cfg.locks) threads = std::max(threads, cfg.threads_for(e->meta.family));
+    const double sharing = std::ceil(double(threads) / double(std::min(threads, cpus)));
+    const auto work =
+        std::chrono::nanoseconds(std::int64_t(double(loops) * spin_turn_ns() * sharing));
+    if (work * 2 > cfg.watchdog)
+      return fmt::format("--cs-read {} / --cs-write {} / --delay {}: about {} of work per pass "
+                         "here ({:.0f} threads per CPU), which needs a --watchdog over {}",
+                         cfg.cs_read_loops, cfg.cs_write_loops, cfg.delay_loops,
+                         format_duration(round_up_ms(work)), sharing,
+                         format_duration(round_up_ms(work * 2)));
+  }
+  return {};
+}
+
+}  // namespace
+
+CliOutcome parse_cli(const std::vector<std::string>& args) {
+  CLI::App app{"rwstress: torture and measure reader-writer semaphores, semaphores, mutexes "
+               "and spinlocks",
+               "rwstress"};
+  app.footer(kExamples);
+  app.set_version_flag("--version", std::string("rwstress ") + kVersion);
+
+  RunConfig cfg;
+  std::string duration = "4s", watchdog = "10s", cpus, placement = "compact", seed;
+  app.add_option("--lock", cfg.lock_spec,
+                 "NAME[,NAME...]: implementations, a family (rwlock, semaphore, mutex), 'all' "
+                 "or 'busted'")
+      ->default_val("rwlock");
+  app.add_option("--readers", cfg.readers, "reader threads")
+      ->check(CLI::Range(0, kMaxThreads))
+      ->default_val(4);
+  app.add_option("--writers", cfg.writers,
+                 "writer threads; for a semaphore or a mutex, the same as --threads")
+      ->check(CLI::Range(0, kMaxThreads))
+      ->default_val(2);
+  auto* threads_opt = app.add_option("--threads", cfg.threads,
+                                     "semaphores and mutexes: threads doing down/up or lock/unlock")
+                          ->check(CLI::Range(1, kMaxThreads))
+                          ->default_val(4);
+  auto* count_opt = app.add_option("--count", cfg.count, "semaphores: the initial count")
+                        ->check(CLI::Range(1, kMaxThreads))
+                        ->default_val(2);
+  add_knob_options(app, cfg.tuning);
+  app.add_flag("--sched", cfg.sched, "sched_yield() after each pass through the loop");
+  app.add_option("--duration", duration, "per lock: 2, 2s, 500ms")->default_val("4s");
+  app.add_option("--cpus", cpus, "CPU numbers, as taskset takes them: 0, 0-3,8; default: all allowed");
+  int ncpus = 0;
+  app.add_option("--ncpus", ncpus, "a number of CPUs: the first N of the placement order")
+      ->check(CLI::Range(1, 65536));
+  app.add_option("--placement", placement, "compact | scatter | smt")->default_val("compact");
+  app.add_option("--cs-read", cfg.cs_read_loops, "work inside a read hold, in loop turns")
+      ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
+  app.add_option("--cs-write", cfg.cs_write_loops, "work inside a write hold, in loop turns")
+      ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
+  app.add_option("--delay", cfg.delay_loops, "work between acquisitions, in loop turns")
+      ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
+  app.add_option("--seed", seed, "run seed (decimal or 0x hex); default: random, printed");
+  app.add_option("--json", cfg.json_path, "also write the results as JSON (schema 1) to PATH");
+  app.add_option("--watchdog", watchdog, "HANG after this long without progress")
+      ->default_val("10s");
+  app.add_flag("--fail-fast", cfg.fail_fast, "stop at the first violation");
+  app.add_flag("--verbose,-v", cfg.verbose, "per-thread results under each row");
+  app.add_flag("--rusage", cfg.rusage,
+               "context switches, user/sys CPU time, idle share and time per operation under "
+               "each row (always in --json)");
+  bool no_check = false;
+  app.add_flag("--no-check", no_check,
+               "measure only: the loop of liburcu's test_rwlock (acquire, work, release), no "
+               "invariant checks and no trylock/downgrade mix; HANG and STARVED still judged");
+  app.add_flag("--lockstat", cfg.measure.lockstat,
+               "lockmeter table (the 2002 lockmeter report) per lock: UTIL, CON, HOLD and WAIT mean(max), TOTAL, "
+               "NOWAIT, SPIN, RJECT, per read/write, from a calibrated clock");
+  std::vector<std::string> hist_what;
+  app.add_option("--hist", hist_what, "hold, wait or hold,wait: time histograms (the 1999 kernel_lock report)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"hold", "wait"}));
+  std::string hist_bucket = "log2";
+  app.add_option("--hist-bucket", hist_bucket,
+                 "log2 (default), or a bucket width (128ns, 1us) for linear buckets");
+  app.add_option("--hist-buckets", cfg.measure.hist.buckets,
+                 "linear buckets before the overflow count")
+      ->check(CLI::Range(1, 4096))
+      ->default_val(64);
+  app.add_option("--repeat", cfg.repeat, "run each lock N times (for compare)")
+      ->check(CLI::Range(1, 1000))
+      ->default_val(1);
+  app.add_option("--csv", cfg.csv_path, "also write one CSV row per run to PATH");
+  app.add_option("--junit", cfg.junit_path, "also write JUnit XML (one test case per run) to PATH");
+  app.add_option("--plot", cfg.plot_prefix,
+                 "PREFIX: plots as PREFIX-*.svg and .png through gnuplot (histograms, sweeps)");
+  std::vector<std::string> inject_specs;
+  app.add_option("--inject", inject_specs,
+                 "KIND[@POINT[+POINT...]][:PARAM,...], repeatable; see rwstress list injectors")
+      ->take_all();
+  CLI::App* list = app.add_subcommand("list", "list every lock implementation");
+  std::string list_what;
+  list->add_option("what", list_what, "'injectors': every injector and injection point")
+      ->check(CLI::IsMember({"locks", "injectors"}));
+  CLI::App* selftest = app.add_subcommand(
+      "selftest", "run every busted lock where it must be caught and every correct lock as a control");
+  selftest->add_flag("--short", cfg.selftest_short, "shorter runs (CI): controls 100 ms, caps 2 s");
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "the scenario over CPU counts and placements: throughput, scaling, linear");
+  sweep->fallthrough();
+  sweep->footer(
+      "Every run option applies (--lock, --duration, --repeat, --json, --plot, ...). In a sweep "
+      "--readers, --writers and --threads count per CPU: one reader (or thread) per CPU unless "
+      "given.");
+  std::string sweep_cpus = "1..N", sweep_placements = "compact", beyond = "skip";
+  sweep->add_option("--cpus", sweep_cpus, "CPU counts: 1,2,4,8 or 1..8 or 1..16x2; N: all")
+      ->default_val("1..N");
+  sweep->add_option("--placements", sweep_placements, "compact, scatter, smt, or a list")
+      ->default_val("compact");
+  sweep->add_option("--beyond", beyond,
+                    "counts over this machine's CPUs: skip (say so) or oversubscribe (run "
+                    "that many CPUs' threads on the CPUs there are, marked)")
+      ->check(CLI::IsMember({"skip", "oversubscribe"}))
+      ->default_val("skip");
+  CLI::App* suite = app.add_subcommand("suite", "a named scenario set: rwsem-test, bkl");
+  suite->fallthrough();
+  suite->footer("rwsem-test: the 2001 rwsem benchmark (1 s per run, 2 runs; --lock adds rwlocks). bkl: the 2000 BKL report "
+                "over 1..all CPUs. --duration, --repeat, --json, --csv, --junit, --plot apply.");
+  suite->add_option("name", cfg.suite, "rwsem-test | bkl | list")->required();
+  CLI::App* compare = app.add_subcommand(
+      "compare", "mean (stddev), % difference and Welch's t-test of two --json results");
+  compare->add_option("a", cfg.compare_a, "the baseline (A.json)")->required();
+  compare->add_option("b", cfg.compare_b, "the one compared (B.json)")->required();
+  const std::vector<std::string> key_parts = scenario_key_parts();
+  compare->add_option("--ignore", cfg.compare_ignore,
+                      fmt::format("match scenarios without these parts: {}",
+                                  fmt::join(key_parts, ", ")))
+      ->delimiter(',')
+      ->check(CLI::IsMember(key_parts));
+  compare->add_option("--alpha", cfg.compare_alpha, "significance level")
+      ->check(CLI::Range(1e-6, 0.5))
+      ->default_val(0.05);
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::Success& e) {
+    CliOutcome out;
+    out.action = CliAction::kExit;
+    out.exit_code = 0;
+    out.output = e.get_name() == "CallForVersion" ? e.what() : app.help();
+    return out;
+  } catch (const CLI::ParseError& e) {
+    return usage_error(one_line(e.what()));
+  }
+
+  if (list->parsed()) {
+    CliOutcome out;
+    out.action = list_what == "injectors" ? CliAction::kListInjectors : CliAction::kList;
+    return out;
+  }
+
+  if (selftest->parsed()) {
+    CliOutcome out;
+    out.action = CliAction::kSelftest;
+    out.config = std::move(cfg);
+    return out;
+  }
+
+  if (compare->parsed()) {
+    if (!(cfg.compare_alpha >= 1e-6 && cfg.compare_alpha <= 0.5))  // NaN fails both
+      return usage_error("compare --alpha: a significance level from 1e-6 to 0.5");
+    CliOutcome out;
+    out.action = CliAction::kCompare;
+    out.config = std::move(cfg);
+    return out;
+  }
+
+  std::string error;
+  if (sweep->parsed()) {
+    if (app.count("--cpus") > 0 || app.count("--ncpus") > 0)
+      return usage_error("sweep takes its CPU counts from 'sweep --cpus'; give --cpus after sweep");
+    if (sweep_cpus.find('N') != std::string::npos) {
+      std::string all = std::to_string(allowed_cpu_count());
+      for (size_t at; (at = sweep_cpus.find('N')) != std::string::npos;)
+        sweep_cpus.replace(at, 1, all);
+    }
+    auto counts = parse_cpu_counts(sweep_cpus, &error);
+    if (!counts) return usage_error(error);
+    auto placements = parse_placements(sweep_placements, &error);
+    if (!placements) return usage_error("sweep --placements: " + error);
+    cfg.sweep_cpus = *counts;
+    cfg.sweep_placements = *placements;
+    cfg.sweep_oversubscribe = beyond == "oversubscribe";
+    // Thread counts are per CPU in a sweep; one reader (or holder) per CPU
+    // unless given.
+    if (app.count("--readers") == 0 && app.count("--writers") == 0) {
+      cfg.readers = 1;
+      cfg.writers = 0;
+    } else {
+      if (app.count("--readers") == 0) cfg.readers = 0;
+      if (app.count("--writers") == 0) cfg.writers = 0;
+    }
+    if (threads_opt->count() == 0 && app.count("--writers") == 0) cfg.threads = 1;
+    const int per_cpu = std::max(cfg.readers + cfg.writers, cfg.threads);
+    if (std::int64_t(per_cpu) * cfg.sweep_cpus.back() > kMaxThreads)
+      return usage_error(fmt::format("sweep: {} CPUs x {} threads per CPU is over {} threads",
+                                     cfg.sweep_cpus.back(), per_cpu, kMaxThreads));
+  }
+  if (!hist_what.empty()) {
+    for (const auto& w : hist_what) (w == "hold" ? cfg.measure.hist_hold : cfg.measure.hist_wait) = true;
+  }
+  if (hist_what.empty() && (app.count("--hist-bucket") > 0 || app.count("--hist-buckets") > 0))
+    return usage_error("--hist-bucket and --hist-buckets shape a histogram: add --hist hold or "
+                       "--hist wait");
+  if (hist_bucket != "log2") {
+    auto width = parse_duration(hist_bucket, &error, std::chrono::nanoseconds(1));
+    if (!width || width->count() < 1)
+      return usage_error("--hist-bucket '" + hist_bucket + "': use log2 or a width such as 128ns");
+    cfg.measure.hist.mode = HistSpec::Mode::kLinear;
+    cfg.measure.hist.width_ns = std::uint64_t(width->count());
+  }
+
+  cfg.check = !no_check;
+  cfg.lock_given = app.count("--lock") > 0;
+  cfg.duration_given = app.count("--duration") > 0;
+  cfg.locks = select_locks(cfg.lock_spec, &error);
+  if (cfg.locks.empty()) return usage_error(error);
+
+  // Thread roles per family: rwlocks have readers and writers; semaphores
+  // and mutexes have only --threads (or --writers, read as the same).
+  const bool rw = cfg.selects(Family::kRwlock);
+  const bool exclusive = cfg.selects(Family::kSemaphore) || cfg.selects(Family::kMutex);
+  const bool writers_given = app.count("--writers") > 0, threads_given = threads_opt->count() > 0;
+  if (!rw && app.count("--readers") > 0)
+    return usage_error(fmt::format("--readers: '{}' has no shared mode; give the threads with "
+                                   "--threads N",
+                                   cfg.lock_spec));
+  if (!exclusive && threads_given)
+    return usage_error("--threads is for semaphores and mutexes; rwlocks take --readers and "
+                       "--writers");
+  if (!cfg.selects(Family::kSemaphore) && count_opt->count() > 0)
+    return usage_error("--count is for semaphores; no semaphore is selected");
+  if (exclusive && !rw && writers_given) {
+    if (threads_given && cfg.threads != cfg.writers)
+      return usage_error(fmt::format("--threads {} and --writers {} disagree", cfg.threads,
+                                     cfg.writers));
+    if (cfg.writers == 0) return usage_error("--writers 0: a semaphore or mutex run needs threads");
+    cfg.threads = cfg.writers;
+  }
+  if (rw && cfg.readers + cfg.writers == 0) return usage_error("--readers and --writers are both 0");
+  for (const std::string& text : inject_specs) {
+    auto spec = parse_inject_spec(text, &error);
+    if (!spec) return usage_error(error);
+    cfg.injection.specs.push_back(*spec);
+  }
+  if (cfg.readers + cfg.writers > kMaxThreads)
+    return usage_error(fmt::format("{} threads in all; at most {}", cfg.readers + cfg.writers,
+                                   kMaxThreads));
+  auto d = parse_duration(duration, &error);
+  if (!d) return usage_error("--duration: " + error);
+  cfg.duration = *d;
+  auto w = parse_duration(watchdog, &error);
+  if (!w) return usage_error("--watchdog: " + error);
+  cfg.watchdog = *w;
+  if (std::string why = watchdog_guard(cfg); !why.empty()) return usage_error(why);
+  if (app.count("--cpus") > 0 && app.count("--ncpus") > 0)
+    return usage_error("--cpus (which CPUs) and --ncpus (how many) are one choice; give one");
+  if (app.count("--ncpus") > 0) cfg.cpus.count = ncpus;
+  if (app.count("--cpus") > 0) {
+    auto spec = parse_cpu_spec(cpus, &error);
+    if (!spec) return usage_error(error);
+    cfg.cpus = *spec;
+  }
+  auto placed = parse_placements(placement, &error);
+  if (!placed || placed->size() != 1)
+    return usage_error("--placement '" + placement + "': use compact, scatter or smt");
+  cfg.placement = placed->front();
+  if (app.count("--seed") == 0) {
+    cfg.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  } else if (auto v = parse_seed(seed)) {
+    cfg.seed = *v;
+  } else {
+    return usage_error("--seed '" + seed + "': a number from 0 to 2^64-1, decimal or 0x hex");
+  }
+  if (std::string err = output_paths_error(cfg, app); !err.empty()) return usage_error(err);
+
+  CliOutcome out;
+  out.action = sweep->parsed() ? CliAction::kSweep
+               : suite->parsed() ? CliAction::kSuite
+                                 : CliAction::kRun;
+  out.config = std::move(cfg);
+  return out;
+}
+
+}  // namespace rwstress

@@ -1,0 +1,34 @@
+// Command-line parsing: argv -> one typed RunConfig, or one clear line and
+// exit code 2.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/run_config.h"
+#include "model/version.h"
+
+namespace rwstress {
+
+enum class CliAction {
+  kRun,   // the main torture + benchmark run
+  kList,  // rwstress list
+  kListInjectors,  // rwstress list injectors
+  kSelftest,  // rwstress selftest [--short]
+  kSweep,     // rwstress sweep --cpus 1,2,4 [--placements ...]
+  kSuite,     // rwstress suite NAME
+  kCompare,   // rwstress compare A.json B.json
+  kExit,  // --help, --version, or a usage error: print `output`, exit `exit_code`
+};
+
+struct CliOutcome {
+  CliAction action = CliAction::kExit;
+  RunConfig config;
+  int exit_code = 0;
+  std::string output;  // for kExit: help/version text, or "rwstress: error: ..." (one line)
+};
+
+// args excludes argv[0].
+CliOutcome parse_cli(const std::vector<std::string>& args);
+
+}  // namespace rwstress

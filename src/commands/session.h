@@ -1,0 +1,80 @@
+// Sessions: one batch of runs is every lock a RunConfig selects, --repeat
+// times each, on a given set of CPUs, with the table rows printed as they
+// finish. The main run, each sweep point and each suite test are sessions,
+// collected into one SessionReport.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/run_config.h"
+#include "platform/topology.h"
+#include "report/report.h"
+
+namespace rwstress {
+
+using PrintFn = std::function<void(const std::string&)>;
+
+struct SessionPoint {
+  std::vector<int> cpus;  // the CPUs the runs may use, in placement order
+  std::string label;      // copied into each RunResult
+  int sweep_cpus = 0;
+  bool oversubscribed = false;
+};
+
+// A report filled by one or more sessions (the main run, a sweep's points,
+// a suite's tests). Each run's JSON object, CSV row and JUnit case are
+// written to a spool as the run ends, so memory and the cost of recording
+// a run stay flat however long the session; --json is rebuilt from its
+// spool every second or so, and every file at the end, with the other
+// files, the final line and the exit code.
+class SessionReport {
+ public:
+  SessionReport(const RunConfig& cfg, const Topology& topology, std::string kind);
+
+  // Before any run: can every output file be written? "" or why not.
+  std::string open();
+  // Runs one session into the report, printing each row (and its details)
+  // as it finishes and rewriting --json after each. "" or why a run could
+  // not start (binding failed: exit 2).
+  std::string run(const RunConfig& cfg, const SessionPoint& point, const PrintFn& print);
+  bool stopped() const { return stopped_; }  // --fail-fast stopped a session
+  // Writes CSV/JUnit/plots, prints the final line, returns the exit code.
+  // After a HANG it leaves through _exit: stuck threads cannot be joined.
+  // A report that could not be written, or a standard output that failed,
+  // is an error line and at least kWriteErrorExit. After SIGINT/SIGTERM/
+  // SIGHUP the code is 128 + the signal, every report marked interrupted.
+  int finish(const PrintFn& print);
+
+  Report report;
+
+ private:
+  void record(RunResult r);
+  std::vector<ReportPiece> json_pieces() const;
+  void keep_json_current();
+  std::vector<std::string> write_extra_reports(const PrintFn& print) const;
+
+  const Topology& topology_;
+  const bool keep_runs_;  // something after the last run needs every run (see Report::runs)
+  Spool json_runs_, csv_rows_, junit_cases_;
+  JunitTotals junit_totals_;
+  bool any_hang_ = false;
+  bool stopped_ = false;
+  std::vector<std::string> write_errors_;
+  std::chrono::steady_clock::time_point last_json_write_{};
+  std::chrono::steady_clock::duration json_write_cost_{};
+};
+
+// The exit code when a requested report could not be written (as bad input:
+// the user's path or disk, not the lock, is at fault).
+inline constexpr int kWriteErrorExit = 2;
+
+
+// The run seed of repeat `i` (0 keeps the seed itself).
+std::uint64_t repeat_seed(std::uint64_t seed, int i);
+
+}  // namespace rwstress

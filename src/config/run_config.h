@@ -1,0 +1,106 @@
+// The whole invocation's typed configuration, parsed once by the CLI.
+// Nothing downstream compares option strings.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "platform/duration.h"
+#include "model/run_result.h"
+#include "platform/topology.h"
+#include "registry/registry.h"
+#include "run/scenario.h"
+
+namespace rwstress {
+
+inline constexpr int kMaxThreads = 4096;
+
+// --cpus: a count ("4": the first four CPUs of the placement order) or a list
+// ("0-3,8"). Neither: every CPU the process may use.
+struct CpuSpec {
+  int count = 0;
+  std::vector<int> list;
+
+  bool all() const { return count == 0 && list.empty(); }
+  std::string describe() const;
+};
+
+struct RunConfig {
+  std::string lock_spec = "rwlock";
+  std::vector<const LockEntry*> locks;
+  int readers = 4;
+  int writers = 2;
+  int threads = 4;  // semaphore and mutex runs: --threads, or --writers when given
+  int count = 2;    // semaphore runs: initial count
+  LockTuning tuning;
+  InjectionPlan injection;  // --inject, in the order given
+  bool sched = false;
+  std::chrono::nanoseconds duration = std::chrono::seconds(4);
+  CpuSpec cpus;
+  Placement placement = Placement::kCompact;
+  std::uint64_t cs_read_loops = 0;
+  std::uint64_t cs_write_loops = 0;
+  std::uint64_t delay_loops = 0;
+  std::uint64_t seed = 0;
+  std::chrono::nanoseconds watchdog = std::chrono::seconds(10);
+  bool fail_fast = false;
+  bool verbose = false;
+  bool rusage = false;  // print the 2000 BKL report system figures under each row
+  std::string json_path;
+  bool selftest_short = false;  // rwstress selftest --short
+  MeasureSpec measure;          // --lockstat, --hist
+  bool check = true;            // --no-check: no checker in the loop
+  int repeat = 1;               // --repeat N: each lock's run N times
+  std::string csv_path;         // --csv PATH
+  std::string junit_path;       // --junit PATH
+  std::string plot_prefix;      // --plot PREFIX: PREFIX-*.svg and .png through gnuplot
+  // rwstress sweep: CPU counts and placements to run the scenario over.
+  std::vector<int> sweep_cpus;
+  std::vector<Placement> sweep_placements;
+  bool sweep_oversubscribe = false;  // sweep --beyond oversubscribe
+  std::string suite;                       // rwstress suite NAME
+  bool lock_given = false;                 // --lock was on the command line
+  bool duration_given = false;             // --duration was on the command line
+  std::string compare_a, compare_b;        // rwstress compare A B
+  double compare_alpha = 0.05;             // significance level of compare
+  std::vector<std::string> compare_ignore;  // compare --ignore: key parts not matched
+
+  bool selects(Family f) const;
+
+  // The scenario of one lock: its family's thread roles, everything else
+  // shared. The placement plan is the caller's.
+  Scenario scenario_for(const LockMeta& meta) const;
+  int threads_for(Family f) const { return f == Family::kRwlock ? readers + writers : threads; }
+
+  // The command line that replays this run: every effective option, the CPUs
+  // actually used, and the seed.
+  std::string describe(const PlacementPlan& plan) const;
+};
+
+
+// "4" is a count; "0-3,8", "5," and "2-2" are lists. Returns nullopt and
+// sets *error on anything else.
+std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* error);
+
+// "a,b,,c" -> {"a", "b", "", "c"}: empty parts kept, for the caller to reject.
+std::vector<std::string> split_list(const std::string& text, char sep);
+
+// sweep --cpus: "1,2,4,8", "1..8" (every count), "1..16x2" (doubling), or
+// a mix ("1,2..4"). Sorted, without duplicates.
+std::optional<std::vector<int>> parse_cpu_counts(const std::string& text, std::string* error);
+
+// "compact", "scatter", "smt", or a comma list of them.
+std::optional<std::vector<Placement>> parse_placements(const std::string& text,
+                                                       std::string* error);
+
+
+// The configuration part of run `r` of scenario `sc` that compare matches
+// by: lock, shape, SCHED, CPU count, work, knobs, injection, no-check.
+std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResult& r);
+// The names of the key's parts that compare --ignore can leave out.
+std::vector<std::string> scenario_key_parts();
+
+}  // namespace rwstress

@@ -1,0 +1,42 @@
+// The one table of lock implementations: name -> family, fairness,
+// capabilities, origin, and the fully templated run function.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/lock_traits.h"
+#include "model/run_result.h"
+#include "run/fastpath.h"
+#include "run/scenario.h"
+
+namespace rwstress {
+
+using RunFn = RunResult (*)(const Scenario&, const LockMeta&);
+
+struct LockEntry {
+  LockMeta meta;
+  RunFn run;           // the plain instantiation: nothing injected anywhere
+  RunFn run_instrumented;  // --inject/--lockstat/--hist: hooks routed to the injectors and
+                           // the lockstat recorder, worker-loop points and time stamps live
+  FastPathFn fastpath;  // uncontended acquire+release pairs (bench/fastpath_bench.cc)
+  BareLoopFn bare;      // the bare test_rwlock loop (bench/harness_bench.cc)
+};
+
+std::span<const LockEntry> lock_registry();
+const LockEntry* find_lock(std::string_view name);
+
+// Group names accepted by --lock besides implementation names.
+inline constexpr std::string_view kSelectAll = "all";  // every correct implementation
+inline constexpr std::string_view kSelectBusted = "busted";
+
+// Resolves "NAME[,NAME...]" (implementation, family or group names) into
+// registry entries, in table order, without duplicates. On an unknown name
+// returns {} and sets *error to one line that lists the valid names.
+std::vector<const LockEntry*> select_locks(std::string_view spec, std::string* error);
+
+std::string valid_lock_names();  // "all, rwlock, busted, aa-rwsem, xadd, ..."
+
+}  // namespace rwstress

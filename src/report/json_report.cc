@@ -1,0 +1,206 @@
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "model/version.h"
+#include "platform/interrupt.h"
+#include "report/report.h"
+
+namespace rwstress {
+
+namespace {
+
+nlohmann::json time_json(const TimeStat& t) {
+  return {{"count", t.count},
+          {"sum_ns", t.sum_ns},
+          {"min_ns", t.min_or_zero()},
+          {"max_ns", t.max_ns},
+          {"mean_ns", t.mean_ns()}};
+}
+
+nlohmann::json hist_json(const Histogram& h) {
+  if (h.samples == 0) return nullptr;
+  return {{"buckets", h.spec.mode == HistSpec::Mode::kLog2 ? "log2" : "linear"},
+          {"width_ns", h.spec.width_ns},
+          {"counts", h.counts},
+          {"overflow", h.overflow},
+          {"samples", h.samples},
+          {"sum_ns", h.sum_ns}};
+}
+
+nlohmann::json role_json(const RoleStat& s) {
+  return {{"requests", s.requests},   {"acquired", s.acquired},   {"nowait", s.nowait},
+          {"waited", s.waited},       {"rejected", s.rejected},   {"hold", time_json(s.hold)},
+          {"wait", time_json(s.wait)}, {"hold_hist", hist_json(s.hold_hist)},
+          {"wait_hist", hist_json(s.wait_hist)}};
+}
+
+nlohmann::json run_json(const RunResult& r) {
+  nlohmann::json threads = nlohmann::json::array();
+  for (const auto& t : r.threads)
+    threads.push_back({{"role", role_name(t.role)},
+                       {"cpu", t.cpu},
+                       {"ops", t.ops},
+                       {"trylock_attempts", t.trylock_attempts},
+                       {"trylock_failures", t.trylock_failures},
+                       {"downgrades", t.downgrades},
+                       {"reader_overlaps", t.reader_overlaps},
+                       {"max_readers_seen", t.max_readers_seen},
+                       {"user_s", t.user_s},
+                       {"sys_s", t.sys_s},
+                       {"voluntary_csw", t.voluntary_csw},
+                       {"involuntary_csw", t.involuntary_csw},
+                       {"wall_s", t.wall_s},
+                       {"on_cpu_s", t.on_cpu_s},
+                       {"runq_wait_s", t.runq_wait_s}});
+  nlohmann::json by_kind = nlohmann::json::object();
+  for (int k = 0; k < kViolationKindCount; ++k)
+    if (r.violations_by_kind[k]) by_kind[violation_kind_name(ViolationKind(k))] = r.violations_by_kind[k];
+  nlohmann::json first = nlohmann::json::array();
+  for (const auto& v : r.first_violations)
+    first.push_back({{"kind", violation_kind_name(v.kind)},
+                     {"thread", v.thread},
+                     {"detail", v.detail}});
+  auto jain = [](double j) { return j < 0 ? nlohmann::json(nullptr) : nlohmann::json(j); };
+  nlohmann::json injections = nlohmann::json::array();
+  for (const auto& c : r.injections)
+    injections.push_back(
+        {{"spec", c.spec}, {"point", c.point}, {"fired", c.fired}, {"visits", c.visits}});
+  nlohmann::json lockstat = nullptr;
+  if (r.measured)
+    lockstat = {{"clock", r.clock},
+                {"clock_overhead_ns", r.clock_overhead_ns},
+                {"read", role_json(r.lockstat.read)},
+                {"write", role_json(r.lockstat.write)}};
+  return {{"scenario", r.scenario_key},
+          {"label", r.label},
+          {"seed", r.seed},
+          {"repeat", r.repeat},
+          {"placement", r.placement},
+          {"sweep_cpus", r.sweep_cpus},
+          {"oversubscribed", r.oversubscribed},
+          {"lockstat", lockstat},
+          {"lock", r.lock},
+          {"family", family_name(r.family)},
+          {"fairness", fairness_name(r.fairness)},
+          {"readers", r.readers},
+          {"writers", r.writers},
+          {"count", r.count},
+          {"spins", r.spins},
+          {"sched", r.sched},
+          {"cpus", r.cpus},
+          {"duration_s", r.duration_s},
+          {"reads", r.reads},
+          {"writes", r.writes},
+          {"ops_per_s", r.ops_per_s()},
+          {"min_thread_ops", r.min_thread_ops},
+          {"max_thread_ops", r.max_thread_ops},
+          {"jain_readers", jain(r.jain_readers)},
+          {"jain_writers", jain(r.jain_writers)},
+          {"max_readers_seen", r.max_readers_seen},
+          {"system",
+           {{"user_s", r.user_s},
+            {"sys_s", r.sys_s},
+            {"voluntary_csw", r.voluntary_csw},
+            {"involuntary_csw", r.involuntary_csw},
+            {"idle_share", r.idle_share},
+            {"others_share", r.others_share < 0 ? nlohmann::json() : nlohmann::json(r.others_share)}}},
+          {"per_thread", threads},
+          {"violations", {{"count", r.violation_count}, {"by_kind", by_kind}, {"first", first}}},
+          {"starved", r.starved},
+          {"notes", r.notes},
+          {"hang_report", r.hang_report},
+          {"error", r.error},
+          {"known_issue", r.known_issue},
+          {"injections", injections},
+          {"stuck_threads", r.stuck_threads},
+          {"schedule_digest", fmt::format("{:#018x}", r.schedule_digest)},
+          {"verdict", verdict_name(r.verdict)},
+          {"interrupted", r.interrupted}};
+}
+
+}  // namespace
+
+std::string json_head(const Report& report) {
+  const RunConfig& c = report.config;
+  nlohmann::json inject = nlohmann::json::array();
+  for (const auto& spec : c.injection.specs) inject.push_back(spec.describe());
+  nlohmann::json tuning = nlohmann::json::object();
+  for (const Knob& k : kKnobs) {
+    const int v = c.tuning.*k.field;
+    tuning[std::string(k.json)] = knob_is_switch(k) ? nlohmann::json(v != 0) : nlohmann::json(v);
+  }
+  nlohmann::json config = {
+      {"lock", c.lock_spec},
+      {"readers", c.readers},
+      {"writers", c.writers},
+      {"threads", c.threads},
+      {"count", c.count},
+      {"tuning", tuning},
+      {"sched", c.sched},
+      {"duration_s", std::chrono::duration<double>(c.duration).count()},
+      {"cpus", c.cpus.describe()},
+      {"placement", placement_name(c.placement)},
+      {"cs_read", c.cs_read_loops},
+      {"cs_write", c.cs_write_loops},
+      {"delay", c.delay_loops},
+      {"watchdog_s", std::chrono::duration<double>(c.watchdog).count()},
+      {"fail_fast", c.fail_fast},
+      {"inject", inject},
+      {"lockstat", c.measure.lockstat},
+      {"hist", {{"hold", c.measure.hist_hold},
+                {"wait", c.measure.hist_wait},
+                {"buckets", c.measure.hist.mode == HistSpec::Mode::kLog2 ? "log2" : "linear"},
+                {"width_ns", c.measure.hist.width_ns},
+                {"count", c.measure.hist.buckets}}},
+      {"repeat", c.repeat},
+      {"command", c.describe(report.plan)}};
+  nlohmann::json host = {{"cpus", report.host_cpus},
+                         {"topology", report.host_summary},
+                         {"placement_plan",
+                          {{"cpu_of_thread", report.plan.cpu_of_thread},
+                           {"cpus", report.plan.cpus},
+                           {"oversubscribed", report.plan.oversubscribed},
+                           {"description", report.plan.describe()}}}};
+  nlohmann::json doc = {{"rwstress_version", kVersion},
+                        {"schema", kJsonSchemaVersion},
+                        {"kind", report.kind},
+                        {"seed", c.seed},
+                        {"seed_hex", fmt::format("{:#x}", c.seed)},
+                        {"config", config},
+                        {"host", host}};
+  std::string head = doc.dump(2);
+  head.resize(head.size() - 2);  // the closing "\n}": the runs follow
+  return head + ",\n  \"runs\": [";
+}
+
+std::string json_run(const RunResult& r, bool first) {
+  std::string out = first ? "\n" : ",\n";
+  const std::string text = run_json(r).dump(2);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += "    ";
+    out.append(text, start, end - start);
+    if (end < text.size()) out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string json_tail(const Report& report, bool any_runs) {
+  const nlohmann::json interrupted =
+      report.interrupted_by ? nlohmann::json(interrupt_signal_name(report.interrupted_by))
+                            : nlohmann::json(nullptr);
+  return fmt::format("{}],\n  \"verdict\": {},\n  \"interrupted\": {}\n}}\n",
+                     any_runs ? "\n  " : "", nlohmann::json(verdict_name(report.overall())).dump(),
+                     interrupted.dump());
+}
+
+std::string json_report_text(const Report& report) {
+  std::string out = json_head(report);
+  for (std::size_t i = 0; i < report.runs.size(); ++i) out += json_run(report.runs[i], i == 0);
+  return out + json_tail(report, !report.runs.empty());
+}
+
+}  // namespace rwstress

@@ -1,0 +1,120 @@
+// --junit: JUnit XML for CI systems. One test case per run; FAIL and
+// STARVED are failures, HANG and CRASH errors, each with the violations,
+// starved threads or hang report as its text. The effective configuration
+// and seed are suite properties, so a red CI run can be replayed.
+#include <fmt/format.h>
+
+#include "model/version.h"
+#include "platform/interrupt.h"
+#include "report/report.h"
+
+namespace rwstress {
+
+std::string xml_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters, even escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r')
+          out += '?';
+        else
+          out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string failure_text(const RunResult& r) {
+  std::string text;
+  auto line = [&](const std::string& s) { text += s + "\n"; };
+  for (const Violation& v : r.first_violations)
+    line(fmt::format("{} ({}): {}", violation_kind_name(v.kind), violation_source(v.thread),
+                     v.detail));
+  for (const std::string& s : r.starved) line("starved: " + s);
+  for (const std::string& s : r.hang_report) line(s);
+  if (!r.error.empty()) line(r.error);
+  return text;
+}
+
+std::string failure_message(const RunResult& r) {
+  switch (r.verdict) {
+    case Verdict::kFail: return fmt::format("{} invariant violations", r.violation_count);
+    case Verdict::kStarved: return "a thread the lock promises progress to starved";
+    case Verdict::kHang: return "no progress for the watchdog time";
+    case Verdict::kCrash: return "the lock crashed the process";
+    case Verdict::kPass: break;
+  }
+  return "";
+}
+
+}  // namespace
+
+void JunitTotals::add(const RunResult& r) {
+  ++tests;
+  failures += r.verdict == Verdict::kFail || r.verdict == Verdict::kStarved;
+  errors += r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;
+  skipped += r.verdict == Verdict::kPass && r.interrupted;
+  time += r.duration_s;
+}
+
+std::string junit_head(const Report& report, const JunitTotals& t) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"rwstress\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
+                     "time=\"{:.3f}\">\n",
+                     t.tests, t.failures, t.errors, t.time);
+  out += fmt::format("  <testsuite name=\"rwstress\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
+                     "skipped=\"{}\" time=\"{:.3f}\">\n",
+                     t.tests, t.failures, t.errors, t.skipped, t.time);
+  out += "    <properties>\n";
+  auto property = [&](const std::string& name, const std::string& value) {
+    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml_escape(name),
+                       xml_escape(value));
+  };
+  property("version", kVersion);
+  property("command", report.config.describe(report.plan));
+  property("seed", fmt::format("{:#x}", report.config.seed));
+  property("host", report.host_summary);
+  if (report.interrupted_by)
+    property("interrupted", interrupt_signal_name(report.interrupted_by));
+  return out + "    </properties>\n";
+}
+
+std::string junit_case(const Report& report, const RunResult& r) {
+  std::string name = r.scenario_key.empty() ? r.lock : r.scenario_key;
+  if (!r.label.empty()) name = r.label + ": " + name;
+  if (report.config.repeat > 1) name += fmt::format(" #{}", r.repeat + 1);
+  std::string out = fmt::format("    <testcase classname=\"rwstress.{}\" name=\"{}\" time=\"{:.3f}\"",
+                                family_name(r.family), xml_escape(name), r.duration_s);
+  if (r.verdict == Verdict::kPass) {
+    // A run cut short proves less than its duration promised.
+    return out + (r.interrupted ? fmt::format(">\n      <skipped message=\"interrupted by {}\"/>\n    "
+                                              "</testcase>\n",
+                                              interrupt_signal_name(report.interrupted_by))
+                                : "/>\n");
+  }
+  const bool error = r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;
+  return out + fmt::format(">\n      <{} message=\"{}\" type=\"{}\">{}</{}>\n    </testcase>\n",
+                           error ? "error" : "failure", xml_escape(failure_message(r)),
+                           verdict_name(r.verdict), xml_escape(failure_text(r)),
+                           error ? "error" : "failure");
+}
+
+std::string junit_tail() { return "  </testsuite>\n</testsuites>\n"; }
+
+std::string junit_report_text(const Report& report) {
+  JunitTotals totals;
+  for (const RunResult& r : report.runs) totals.add(r);
+  std::string out = junit_head(report, totals);
+  for (const RunResult& r : report.runs) out += junit_case(report, r);
+  return out + junit_tail();
+}
+
+}  // namespace rwstress

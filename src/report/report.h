@@ -1,0 +1,154 @@
+// Everything a report needs: the effective configuration, the host, the
+// placement plan and the results. Reporters only format it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "config/run_config.h"
+#include "model/run_result.h"
+#include "platform/topology.h"
+
+namespace rwstress {
+
+struct Report {
+  std::string kind = "run";  // "run", "sweep", "suite rwsem-test", "suite bkl"
+  RunConfig config;
+  std::string host_summary;  // topology summary
+  int host_cpus = 0;         // CPUs this process may use
+  PlacementPlan plan;
+  // Every run, where something after the last one needs them (a sweep's or
+  // a suite's tables, --lockstat, --hist, --plot); a plain run's session
+  // streams each run to its files and keeps only the counts below.
+  std::vector<RunResult> runs;
+  std::size_t run_count = 0;           // runs reported, kept or not
+  Verdict verdict_so_far = Verdict::kPass;  // the worst of them
+  int interrupted_by = 0;  // the signal that cut the session short, or 0
+
+  void add(RunResult r, bool keep) {
+    ++run_count;
+    verdict_so_far = worse(verdict_so_far, r.verdict);
+    if (keep) runs.push_back(std::move(r));
+  }
+  Verdict overall() const {
+    Verdict v = verdict_so_far;
+    for (const auto& r : runs) v = worse(v, r.verdict);
+    return v;
+  }
+};
+
+// console_report.cc
+std::string run_shape(const RunResult& r);  // "4R+2W", "3T", "4T/c2"
+std::string human_rate(double per_s);       // "10.14M"
+std::string console_header();
+std::string console_row(const RunResult& r);
+// verbose: per-thread lines; system: the 2000 BKL report figures (--rusage).
+std::vector<std::string> console_details(const RunResult& r, bool verbose, bool system = false);
+std::string console_system_line(const RunResult& r);
+std::string console_final_line(const Report& report);
+std::string console_lock_list();
+
+// lockstat_report.cc: --lockstat and --hist.
+std::string lockmeter_time(double ns);         // "2.2us", "43ms", "1167us"
+std::string lockmeter_percent(double fraction);  // "13.7%", "0.33%", "0%"
+// the 2002 lockmeter report's columns for one role over a run of `duration_s` on `cpus` CPUs.
+struct LockmeterRow {
+  double util = 0;  // hold time / wall time (reads may sum past 100%)
+  double con = 0;   // not acquired at once: waited or rejected, / requests
+  double hold_mean_ns = 0, hold_max_ns = 0;
+  double wait_mean_ns = 0, wait_max_ns = 0;
+  double wait_cpu = 0;  // wait time / (wall time x CPUs)
+  std::uint64_t total = 0;  // requests, failed trylocks included
+  double nowait = 0, spin = 0, reject = 0;  // shares of `total`; they sum to 1
+};
+LockmeterRow lockmeter_row(const RoleStat& s, double duration_s, int cpus);
+std::vector<std::string> lockstat_table(const std::vector<RunResult>& runs);
+// One column per run and role that has samples ("xadd write").
+struct HistColumn {
+  std::string name;
+  const Histogram* hist;
+};
+std::vector<HistColumn> histogram_columns(const std::vector<RunResult>& runs, bool hold);
+// Side by side when several; `overhead_ns` is the clock cost subtracted.
+std::vector<std::string> histogram_text(const std::vector<RunResult>& runs, bool hold,
+                                        double overhead_ns);
+
+// report_file.cc: a growing, unnamed temporary file: one format's text of
+// every run so far, so that a session of any length keeps none of it in
+// memory and pays a constant cost per run to record it.
+class Spool {
+ public:
+  Spool();
+  ~Spool();
+  Spool(const Spool&) = delete;
+  Spool& operator=(const Spool&) = delete;
+  std::string append(std::string_view text);  // "" or why not
+  // Writes everything appended so far to fd; "" or why not.
+  std::string copy_to(int fd, const std::string& shown) const;
+
+ private:
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  std::string error_;
+};
+
+// A report file's text in pieces, written in order.
+using ReportPiece = std::variant<std::string, const Spool*>;
+
+// Writes PATH atomically (temporary file, then rename); devices, pipes and
+// symlinks in place. Returns "" or why it failed.
+std::string write_report_file(const std::string& path, const std::string& text);
+std::string write_report_file(const std::string& path, const std::vector<ReportPiece>& pieces);
+
+// csv_report.cc: --csv, one row per run. The text is csv_head() and one
+// csv_row() per run, so that a session can write rows as runs end.
+std::string csv_field(const std::string& s);  // quoted where it must be
+std::string csv_head();
+std::string csv_row(const RunResult& r);
+std::string csv_report_text(const Report& report);
+
+// junit_report.cc: --junit. The text is junit_head() (which needs the
+// totals), one junit_case() per run, and junit_tail().
+std::string xml_escape(const std::string& s);
+struct JunitTotals {
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
+  double time = 0;
+  void add(const RunResult& r);
+};
+std::string junit_head(const Report& report, const JunitTotals& totals);
+std::string junit_case(const Report& report, const RunResult& r);
+std::string junit_tail();
+std::string junit_report_text(const Report& report);
+
+// plot_report.cc: --plot, through gnuplot where installed.
+struct PlotSeries {
+  std::string name;
+  std::vector<std::pair<double, double>> points;
+  std::string style;  // gnuplot "with": linespoints (default), steps, lines dashtype 2
+};
+struct PlotSpec {
+  std::string title, xlabel, ylabel;
+  bool logscale_x = false, logscale_y = false;
+  std::string extra;  // more gnuplot settings
+  std::vector<PlotSeries> series;
+};
+std::string find_gnuplot();  // "" when not installed
+// Writes BASE.dat and BASE.gp, then BASE.svg and BASE.png through gnuplot.
+// Returns the lines to print (what was written, or the note why not).
+std::vector<std::string> write_plot(const std::string& base, const PlotSpec& spec);
+std::vector<std::string> write_histogram_plots(const Report& report, const std::string& prefix);
+
+// json_report.cc: schema 1, docs/json-schema.md. The text is json_head()
+// (everything up to the runs), one json_run() per run (`first` for the
+// first), and json_tail() (the verdict so far and whether the session was
+// interrupted).
+inline constexpr int kJsonSchemaVersion = 1;
+std::string json_head(const Report& report);
+std::string json_run(const RunResult& r, bool first);
+std::string json_tail(const Report& report, bool any_runs);
+std::string json_report_text(const Report& report);
+
+}  // namespace rwstress

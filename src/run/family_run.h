@@ -1,0 +1,347 @@
+// What every family's run shares: the lock next to the run's shared state,
+// the worker loop around a family's pass, and the run itself (semantics
+// probe on a fresh instance, then the pinned workers, then the end-of-run
+// checks). Each family (rwlock_run.h, mutex_run.h, semaphore_run.h) supplies
+// only its pass, its probe and its final check, all templated on the lock:
+// no virtual call or std::function inside the measured loop.
+#pragma once
+
+#include <sched.h>
+
+#include <memory>
+#include <random>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "model/lock_traits.h"
+#include "model/run_result.h"
+#include "model/stats.h"
+#include "run/checkers.h"
+#include "run/liveness_probe.h"
+#include "run/run_driver.h"
+#include "run/scenario.h"
+
+namespace rwstress {
+
+// The lock under test, built from the scenario, and the family checkers'
+// state next to the harness's.
+template <class Lock>
+struct LockRunShared : RunShared {
+  explicit LockRunShared(const Scenario& s)
+      : RunShared(s),
+        lock(make_lock<Lock>(s)),
+        inject(s.injection ? std::make_unique<InjectShared>(s.injection->specs.size()) : nullptr) {
+    if (inject) inject->run_stop = &stop;
+  }
+  // On lines of its own, as a lone lock on the heap would be: the harness's
+  // state around it must not share (or falsely contend for) its lines.
+  alignas(kCacheLinePad) Lock lock;
+  alignas(kCacheLinePad) SemaphoreBoundCheck bound;
+  std::unique_ptr<InjectShared> inject;
+};
+
+// A worker-loop injection point: nothing at all in the plain instantiation.
+template <bool kInstrumented>
+inline void maybe_inject(InjectPoint p) {
+  if constexpr (kInstrumented) inject_at(p);
+}
+
+// --lockstat/--hist time stamps: nothing in the plain instantiation, one
+// predictable branch in the instrumented one when the run does not measure.
+template <bool kInstrumented>
+inline void measure_request() {
+  if constexpr (kInstrumented)
+    if (tl_lockstat) tl_lockstat->request();
+}
+template <bool kInstrumented>
+inline void measure_acquired() {
+  if constexpr (kInstrumented)
+    if (tl_lockstat) tl_lockstat->acquired();
+}
+template <bool kInstrumented>
+inline void measure_released() {
+  if constexpr (kInstrumented)
+    if (tl_lockstat) tl_lockstat->released();
+}
+
+// --no-check: the pass of liburcu's test_rwlock and nothing more: acquire,
+// the critical-section work, release. No checker, no trylock or downgrade
+// mix. The plain instantiation stores no phase either: with a fast path of
+// a few ns, the phase stores in front of the lock's atomic operations
+// cost 6-10% of the bare loop's ops/s (docs/PERFORMANCE.md), and the harness
+// must stay within 3% of it. The worker says kUnchecked once instead, and a
+// HANG report tells only that a thread is in a pass. The instrumented
+// instantiation (injection, --lockstat) keeps the phases.
+template <bool kInstrumented, class Acquire, class Release>
+inline void unchecked_pass(WorkerSlot& slot, std::uint64_t cs_loops, Phase acquiring,
+                           Phase holding, Acquire acquire_lock, Release release_lock) {
+  maybe_inject<kInstrumented>(InjectPoint::kBeforeAcquire);
+  if constexpr (kInstrumented) slot.phase.store(acquiring, std::memory_order_relaxed);
+  measure_request<kInstrumented>();
+  acquire_lock();
+  measure_acquired<kInstrumented>();
+  if constexpr (kInstrumented) slot.phase.store(holding, std::memory_order_relaxed);
+  spin_work(cs_loops);
+  maybe_inject<kInstrumented>(InjectPoint::kInCs);
+  maybe_inject<kInstrumented>(InjectPoint::kBeforeRelease);
+  measure_released<kInstrumented>();
+  release_lock();
+  maybe_inject<kInstrumented>(InjectPoint::kAfterRelease);
+}
+
+// One in kTryEvery acquisitions uses a trylock (and one in kTryEvery write
+// holds ends in a downgrade) where the lock has them: often enough to
+// exercise those paths thousands of times a second, rarely enough that the
+// blocking paths still dominate, as in real use.
+inline constexpr unsigned kTryEvery = 16;
+
+// Acquires through the trylock about once in kTryEvery passes where the lock
+// has one (falling back to the blocking call when it fails), otherwise
+// through the blocking call.
+template <bool kInstrumented, bool kHasTrylock, class TryFn, class BlockFn>
+inline void acquire(WorkerSlot& slot, std::mt19937_64& rng, Phase try_phase, Phase block_phase,
+                    TryFn try_lock, BlockFn block) {
+  measure_request<kInstrumented>();
+  if constexpr (kHasTrylock) {
+    if (rng() % kTryEvery == 0) {
+      slot.phase.store(try_phase, std::memory_order_relaxed);
+      ++slot.result.trylock_attempts;
+      if (try_lock()) {
+        measure_acquired<kInstrumented>();
+        return;
+      }
+      ++slot.result.trylock_failures;
+      if constexpr (kInstrumented)
+        if (tl_lockstat) tl_lockstat->rejected();
+    }
+  }
+  slot.phase.store(block_phase, std::memory_order_relaxed);
+  block();
+  measure_acquired<kInstrumented>();
+}
+
+// The loop every worker runs: outside work, one pass of the family's
+// acquire/check/release, the progress counter, the optional yield.
+// `pass(slot, rng, seq)` is the family's. Without kPhases (--no-check's
+// plain loop) the thread says kUnchecked once and stores no phase per pass.
+template <bool kPhases, class Lock, class Pass>
+void worker_loop_body(LockRunShared<Lock>& s, WorkerSlot& slot, int index, bool inject,
+                      Pass pass) {
+  const Scenario& sc = s.scenario;
+  std::mt19937_64 rng(thread_seed(sc.seed, index));
+  std::uint64_t ops = 0;
+  // Locals, not loads through `sc`: after a call into a library lock the
+  // compiler must reload anything reachable from shared memory, every pass.
+  const std::uint64_t delay = sc.delay_loops;
+  const bool sched = sc.sched;
+  ThreadUsage usage;  // two getrusage calls, outside the measured loop
+  if constexpr (!kPhases) {
+    slot.phase.store(Phase::kUnchecked, std::memory_order_relaxed);
+    if (!sched && !inject) {
+      // The bare loop's shape: nothing per pass but the pass and the
+      // progress counter the watchdog reads.
+      while (!s.stop.load(std::memory_order_relaxed)) {
+        spin_work(delay);
+        pass(slot, rng, ops + 1);
+        slot.ops.store(++ops, std::memory_order_relaxed);
+      }
+      usage.finish(slot.result);
+      return;
+    }
+  }
+  while (!s.stop.load(std::memory_order_relaxed)) {
+    spin_work(delay);
+    pass(slot, rng, ops + 1);
+    slot.ops.store(++ops, std::memory_order_relaxed);
+    if constexpr (kPhases) slot.phase.store(Phase::kOutside, std::memory_order_relaxed);
+    if (sched) sched_yield();
+    if (inject) inject_at(InjectPoint::kBetweenPasses);
+  }
+  usage.finish(slot.result);
+}
+
+template <bool kInstrumented, bool kPhases = true, class Lock, class Pass>
+void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, Pass pass) {
+  LockRunShared<Lock>& s = *shared;
+  WorkerSlot& slot = s.slots[index];
+  if constexpr (requires { Lock::thread_enter(); }) Lock::thread_enter();  // e.g. RCU registration
+  if (worker_start(s, index)) {
+    if constexpr (kInstrumented) {
+      // The instrumented instantiation: injection and/or measurement.
+      const MeasureSpec& m = s.scenario.measure;
+      std::unique_ptr<LockStatRecorder> recorder;
+      if (m.any()) {
+        LockStat& st = slot.result.lockstat;
+        st.read.hold_hist = st.read.wait_hist = Histogram(m.hist);
+        st.write.hold_hist = st.write.wait_hist = Histogram(m.hist);
+        recorder = std::make_unique<LockStatRecorder>(
+            slot.result.role == Role::kReader ? st.read : st.write, CycleClock::calibrate(), m);
+        tl_lockstat = recorder.get();
+      }
+      if (s.scenario.injection) {
+        ThreadInjector injector(*s.scenario.injection, *s.inject, s.scenario.seed, index);
+        tl_injector = &injector;
+        worker_loop_body<true>(s, slot, index, true, pass);
+        tl_injector = nullptr;
+        slot.result.inject_fired = injector.fired();
+        slot.result.inject_visits = injector.visits();
+      } else {
+        worker_loop_body<true>(s, slot, index, false, pass);
+      }
+      tl_lockstat = nullptr;
+    } else {
+      worker_loop_body<kPhases>(s, slot, index, false, pass);
+    }
+  }
+  slot.phase.store(Phase::kDone, std::memory_order_release);
+}
+
+// --no-check's worker, the same for every family: readers of an rwlock
+// take it shared, everyone else exclusive (acquire_as/release_as).
+template <class Lock, bool kInstrumented>
+void unchecked_worker(const std::shared_ptr<LockRunShared<Lock>>& shared, int index) {
+  LockRunShared<Lock>& s = *shared;
+  const bool reader = index < s.scenario.readers;
+  // Copies, not loads through `s`: after a call into a library lock the
+  // compiler must reload anything reachable from shared memory.
+  const std::uint64_t cs = reader ? s.scenario.cs_read_loops : s.scenario.cs_write_loops;
+  constexpr bool kRw = RwLock<Lock>;
+  const Phase acquiring = !kRw ? Phase::kAcquire : reader ? Phase::kDownRead : Phase::kDownWrite;
+  const Phase holding = !kRw ? Phase::kHold : reader ? Phase::kHoldRead : Phase::kHoldWrite;
+  Lock& lock = s.lock;
+  // One loop per role, so that no pass asks which role it plays.
+  auto run_as = [&]<bool kShared>() {
+    worker_loop<kInstrumented, kInstrumented>(
+        shared, index,
+        [&lock, cs, acquiring, holding](WorkerSlot& slot, std::mt19937_64&, std::uint64_t) {
+          unchecked_pass<kInstrumented>(
+              slot, cs, acquiring, holding, [&] { acquire_as<kShared>(lock); },
+              [&] { release_as<kShared>(lock); });
+        });
+  };
+  if constexpr (kRw) {
+    if (reader) return run_as.template operator()<true>();
+  }
+  run_as.template operator()<false>();
+}
+
+// Sums the workers' firing counts per spec and point, adds the global
+// injectors' counts, and the schedule digest.
+void collect_injections(const Scenario& sc, const InjectShared& shared, RunResult& result);
+
+template <class Lock>
+using WorkerFn = void (*)(std::shared_ptr<LockRunShared<Lock>>, int);
+
+// Runs one scenario on one lock type:
+//   probe(Lock&) -> std::vector<Violation>, on a fresh instance, on a thread
+//     of its own and bounded by the watchdog (a broken lock may block it);
+//   worker, on sc.threads() pinned threads, until the duration ends;
+//   final_check(Lock&, ViolationLog&), after every worker left.
+// kInstrumented: the workers are the instrumented instantiation, so
+// sc.measure is recorded.
+template <class Lock, bool kInstrumented, class Probe, class FinalCheck>
+RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lock> worker,
+                           Probe probe, FinalCheck final_check) {
+  RunResult result;
+  result.lock = std::string(meta.name);
+  result.family = meta.family;
+  result.fairness = meta.fairness;
+  if constexpr (requires { Lock::fifo_with(sc.tuning); }) {
+    if (!Lock::fifo_with(sc.tuning)) result.fairness = Fairness::kUnfair;  // a knob made it so
+  }
+  result.readers = sc.readers;
+  result.writers = sc.writers;
+  result.count = meta.family == Family::kSemaphore ? sc.count : 0;
+  result.spins = meta.caps.spins;
+  result.known_issue = std::string(meta.known_issue);
+  result.sched = sc.sched;
+  result.checked = sc.check;
+  result.cpus = sc.plan.cpus;
+
+  auto probe_found = std::make_shared<std::vector<Violation>>();
+  bool probe_finished = run_with_timeout(
+      [probe_found, sc, probe, spins = meta.caps.spins] {
+        auto box = std::make_shared<LockBox<Lock>>(sc);
+        *probe_found = probe(box->lock);
+        // A spinning lock has no wake-up to lose, and a waiter it never
+        // admits would spin on, leaked, for the rest of the process.
+        if (!spins)
+          for (Violation& v : probe_liveness<Lock>(sc)) probe_found->push_back(std::move(v));
+      },
+      sc.watchdog);
+  if (!probe_finished) {
+    result.hang_report.push_back(fmt::format(
+        "semantics probe (trylock/downgrade and admitted waiters, on fresh instances) did not "
+        "finish within {:.1f}s",
+        std::chrono::duration<double>(sc.watchdog).count()));
+    summarize_run(result);
+    return result;
+  }
+
+  // Calibrated before the workers start, not by the first of them.
+  const bool measured = kInstrumented && sc.measure.any();
+  const ClockCalibration* clock = measured ? &CycleClock::calibrate() : nullptr;
+  auto shared = std::make_shared<LockRunShared<Lock>>(sc);
+  for (const Violation& v : *probe_found) shared->violations.report(v.kind, v.thread, v.detail);
+
+  std::vector<std::thread> workers;
+  try {
+    for (int i = 0; i < sc.threads(); ++i) workers.emplace_back(worker, shared, i);
+  } catch (const std::system_error& e) {
+    // Out of threads (ulimit, memory): call the run off before it starts.
+    shared->stop.store(true);
+    for (auto& w : workers) w.join();
+    result.error = fmt::format("could not start worker thread {}: {}", workers.size(), e.what());
+    summarize_run(result);
+    return result;
+  }
+  std::unique_ptr<InjectionController> controller;
+  if (sc.injection && shared->inject) {
+    std::vector<InjectionController::Target> targets;
+    for (int i = 0; i < sc.threads(); ++i)
+      targets.push_back({&shared->slots[i].tid, sc.plan.cpu_of_thread[size_t(i)]});
+    controller = std::make_unique<InjectionController>(*sc.injection, *shared->inject, sc.seed,
+                                                       std::move(targets), sc.plan.cpus);
+    controller->start();
+  }
+  drive_run(shared, workers, meta, result);
+  if (controller) controller->stop();
+  if (sc.injection && shared->inject) collect_injections(sc, *shared->inject, result);
+  if (clock) {
+    result.measured = true;
+    result.clock = clock->describe();
+    result.clock_overhead_ns = clock->overhead_ns();
+    for (const ThreadResult& t : result.threads) result.lockstat.merge(t.lockstat);
+  }
+  if (result.hang_report.empty() && result.error.empty())
+    final_check(shared->lock, shared->violations);
+  shared->violations.copy_into(result);
+  summarize_run(result);
+  return result;
+}
+
+// Retries `ok()` for up to about 100 ms: a lock released by its last holder
+// may still be handing itself over to a waiter that has not yet run.
+template <class Fn>
+bool eventually(Fn ok) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (ok()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+// After every worker left, the lock must be free: `take` (a trylock) must
+// succeed within `eventually`, and is then undone by `release`.
+template <class Take, class Release>
+void check_free_after_run(Take take, Release release, const char* what, ViolationLog& log) {
+  if (eventually(take))
+    release();
+  else
+    log.report(ViolationKind::kFinalState, kAfterRunThread, what);
+}
+
+}  // namespace rwstress

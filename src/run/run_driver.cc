@@ -1,0 +1,403 @@
+#include "run/run_driver.h"
+
+#include <unistd.h>
+
+#include <sched.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "platform/cpu_relax.h"
+#include "platform/interrupt.h"
+#include "platform/sched_stat.h"
+
+namespace rwstress {
+
+using Clock = std::chrono::steady_clock;
+
+const char* phase_name(Phase p) {
+  switch (p) {
+    case Phase::kStarting: return "starting";
+    case Phase::kOutside: return "outside the lock";
+    case Phase::kDownRead: return "down_read";
+    case Phase::kReadTrylock: return "down_read_trylock";
+    case Phase::kHoldRead: return "holding read";
+    case Phase::kUpRead: return "up_read";
+    case Phase::kDownWrite: return "down_write";
+    case Phase::kWriteTrylock: return "down_write_trylock";
+    case Phase::kHoldWrite: return "holding write";
+    case Phase::kDowngrade: return "downgrade_write";
+    case Phase::kUpWrite: return "up_write";
+    case Phase::kAcquire: return "lock/down";
+    case Phase::kTryAcquire: return "trylock/down_trylock/down_timeout";
+    case Phase::kHold: return "holding";
+    case Phase::kRelease: return "unlock/up";
+    case Phase::kUnchecked: return "in acquire, work or release (--no-check's loop does not tell them apart)";
+    case Phase::kDone: return "done";
+  }
+  return "?";
+}
+
+RunShared::RunShared(const Scenario& s)
+    : scenario(s),
+      slots(new WorkerSlot[size_t(s.threads())]),
+      violations(s.fail_fast ? &stop : nullptr) {}
+
+ThreadUsage::ThreadUsage()
+    : wall_start_(Clock::now()), sched_start_(read_thread_sched_times()) {
+  getrusage(RUSAGE_THREAD, &start_);
+}
+
+void ThreadUsage::finish(ThreadResult& r) const {
+  rusage end;
+  getrusage(RUSAGE_THREAD, &end);
+  auto seconds = [](const timeval& a, const timeval& b) {
+    return double(b.tv_sec - a.tv_sec) + double(b.tv_usec - a.tv_usec) / 1e6;
+  };
+  r.user_s = seconds(start_.ru_utime, end.ru_utime);
+  r.sys_s = seconds(start_.ru_stime, end.ru_stime);
+  r.voluntary_csw = std::uint64_t(end.ru_nvcsw - start_.ru_nvcsw);
+  r.involuntary_csw = std::uint64_t(end.ru_nivcsw - start_.ru_nivcsw);
+  r.wall_s = std::chrono::duration<double>(Clock::now() - wall_start_).count();
+  const std::optional<SchedTimes> sched_end = read_thread_sched_times();
+  if (sched_start_ && sched_end) {
+    r.on_cpu_s = double(sched_end->on_cpu_ns - sched_start_->on_cpu_ns) / 1e9;
+    r.runq_wait_s = double(sched_end->runq_wait_ns - sched_start_->runq_wait_ns) / 1e9;
+  }
+}
+
+std::uint64_t thread_seed(std::uint64_t run_seed, int index) {
+  std::uint64_t z = run_seed + 0x9e3779b97f4a7c15ULL * std::uint64_t(index + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double spin_turn_ns() {
+  static const double ns = [] {
+    constexpr std::uint64_t kTurns = 1 << 22;
+    double best = 1e9;
+    for (int i = 0; i < 3; ++i) {  // the fastest of three: preemption only adds
+      Clock::time_point t0 = Clock::now();
+      spin_work(kTurns);
+      best = std::min(best, std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+    }
+    return best / double(kTurns);
+  }();
+  return ns;
+}
+
+bool worker_start(RunShared& shared, int index) {
+  const Scenario& sc = shared.scenario;
+  WorkerSlot& slot = shared.slots[index];
+  slot.result.role = sc.family != Family::kRwlock ? Role::kHolder
+                     : index < sc.readers       ? Role::kReader
+                                                : Role::kWriter;
+  slot.result.cpu = sc.plan.cpu_of_thread[size_t(index)];
+  slot.tid.store(pid_t(gettid()), std::memory_order_release);
+  if (sc.topology) {
+    std::string err = sc.topology->bind_current_thread(slot.result.cpu);
+    if (!err.empty()) {
+      std::lock_guard guard(shared.error_mutex);
+      if (shared.bind_error.empty()) shared.bind_error = fmt::format("thread {}: {}", index, err);
+      shared.stop.store(true);
+    }
+  }
+  shared.ready.fetch_add(1);
+  while (!shared.go.load(std::memory_order_acquire)) {
+    if (shared.stop.load(std::memory_order_relaxed)) break;
+    sched_yield();
+  }
+  return !shared.stop.load(std::memory_order_relaxed);
+}
+
+namespace {
+
+struct ThreadWatch {
+  ThreadWatch(std::uint64_t o, Phase p, Clock::time_point t, std::uint64_t all_ops)
+      : ops(o), phase(p), since(t), others_at_since(all_ops) {}
+  std::uint64_t ops = 0;
+  Phase phase = Phase::kStarting;
+  Clock::time_point since;
+  // For the lost-wake-up watch, over the current phase only:
+  std::uint64_t others_at_since = 0;  // every thread's operations when it began
+  int free_seen = 0;                  // samples that saw the lock free meanwhile
+  std::optional<std::uint64_t> ran_ns;  // on a CPU + in a run queue, at the mark
+  Clock::time_point marked;
+  bool reported = false;
+};
+
+bool waits_in_lock(Phase p) {
+  return p == Phase::kDownRead || p == Phase::kDownWrite || p == Phase::kAcquire;
+}
+
+// Phases in which a thread may hold the lock (a trylock may have taken it,
+// a release may not be done yet).
+bool may_hold(Phase p) {
+  switch (p) {
+    case Phase::kReadTrylock:
+    case Phase::kHoldRead:
+    case Phase::kUpRead:
+    case Phase::kWriteTrylock:
+    case Phase::kHoldWrite:
+    case Phase::kDowngrade:
+    case Phase::kUpWrite:
+    case Phase::kTryAcquire:
+    case Phase::kHold:
+    case Phase::kRelease:
+    case Phase::kUnchecked: return true;
+    default: return false;
+  }
+}
+
+std::vector<std::string> hang_report(RunShared& s, const std::vector<ThreadWatch>& watch,
+                                     Clock::time_point now) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < s.scenario.threads(); ++i) {
+    const WorkerSlot& slot = s.slots[i];
+    double secs = std::chrono::duration<double>(now - watch[size_t(i)].since).count();
+    // A mutex or semaphore thread has no role to name: "holder" would read
+    // as if it held the lock while it waits in lock/down.
+    const Role role = slot.result.role;
+    lines.push_back(fmt::format("thread {} ({}cpu {}): {} for {:.2f}s, {} ops done", i,
+                                role == Role::kHolder ? "" : fmt::format("{}, ", role_name(role)),
+                                slot.result.cpu, phase_name(slot.phase.load()), secs,
+                                slot.ops.load()));
+  }
+  return lines;
+}
+
+}  // namespace
+
+void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread>& workers,
+               const LockMeta& meta, RunResult& result) {
+  RunShared& s = *shared;
+  const Scenario& sc = s.scenario;
+  const int n = sc.threads();
+  // A semaphore is free with fewer holders than its count.
+  const int free_below = sc.family == Family::kSemaphore ? sc.count : 1;
+  // Lost or late wake-ups in the stress loop. A thread that waits in
+  // down_read/down_write/lock/down for the watchdog time while the others go
+  // on, that saw the lock free in kFreeSamples samples meanwhile, and that
+  // neither ran nor waited for a CPU in the second half of that time (asleep:
+  // not spinning, not woken), was not woken when it should have been. Only
+  // where the fairness class promises the thread's role progress (a
+  // reader-preference writer may sleep through a stream of readers), and
+  // with --no-check's loop, which does not tell waiting from holding, not
+  // at all. Under --inject the asleep window is the whole watchdog time:
+  // the guard keeps any one injected pause shorter than that.
+  constexpr int kFreeSamples = 3;
+  const bool watch_wakeups = sc.check && !meta.caps.spins;
+  const auto asleep_window = sc.injection ? sc.watchdog : sc.watchdog / 2;
+
+  while (s.ready.load() < n) std::this_thread::sleep_for(std::chrono::microseconds(200));
+
+  const auto tick = std::clamp<std::chrono::nanoseconds>(sc.watchdog / 20,
+                                                         std::chrono::milliseconds(5),
+                                                         std::chrono::milliseconds(100));
+  const std::optional<double> busy_before = read_cpus_busy_s(sc.plan.cpus);
+  Clock::time_point start = Clock::now();
+  std::vector<ThreadWatch> watch(size_t(n), ThreadWatch(0, Phase::kStarting, start, 0));
+  s.go.store(true, std::memory_order_release);
+
+  Clock::time_point last_progress = start;
+  std::uint64_t last_total = 0;
+  bool hung = false;
+  auto watch_wakeup = [&](int i, ThreadWatch& w, Clock::time_point now, std::uint64_t total) {
+    const bool writer_role = s.slots[i].result.role != Role::kReader;
+    if (w.reported || !waits_in_lock(w.phase) || !promises_progress(meta.fairness, writer_role))
+      return;
+    const auto waited = now - w.since;
+    const pid_t tid = s.slots[i].tid.load(std::memory_order_relaxed);
+    if (tid == 0 || waited < sc.watchdog / 2) return;
+    auto times = read_thread_sched_times(int(tid));
+    if (!times) return;
+    const std::uint64_t ran = times->on_cpu_ns + times->runq_wait_ns;
+    if (!w.ran_ns || ran != *w.ran_ns) {  // (re)start the asleep window here
+      w.ran_ns = ran;
+      w.marked = now;
+      return;
+    }
+    const std::uint64_t others = total - w.others_at_since;
+    if (now - w.marked < asleep_window || waited < sc.watchdog || w.free_seen < kFreeSamples ||
+        others == 0)
+      return;
+    w.reported = true;
+    s.violations.report(
+        ViolationKind::kLostWakeup, i,
+        fmt::format("asleep in {} for {:.2f}s (not run, not runnable for the last {:.2f}s) "
+                    "while the others did {} operations and the lock was seen free {} times: "
+                    "a lost or late wake-up",
+                    phase_name(w.phase), std::chrono::duration<double>(waited).count(),
+                    std::chrono::duration<double>(now - w.marked).count(), others, w.free_seen));
+  };
+  auto sample = [&](Clock::time_point now) {
+    std::uint64_t total = 0;
+    int holders = 0;
+    for (int i = 0; i < n; ++i) {
+      std::uint64_t ops = s.slots[i].ops.load(std::memory_order_relaxed);
+      Phase phase = s.slots[i].phase.load(std::memory_order_relaxed);
+      ThreadWatch& w = watch[size_t(i)];
+      if (ops != w.ops || phase != w.phase) w = ThreadWatch(ops, phase, now, last_total);
+      total += ops;
+      holders += may_hold(phase);
+    }
+    if (watch_wakeups) {
+      const bool free_now = holders < free_below;
+      for (int i = 0; i < n; ++i) {
+        ThreadWatch& w = watch[size_t(i)];
+        w.free_seen += free_now && waits_in_lock(w.phase);
+        watch_wakeup(i, w, now, total);
+      }
+    }
+    if (total != last_total) {
+      last_total = total;
+      last_progress = now;
+    }
+    return now - last_progress >= sc.watchdog;
+  };
+
+  const Clock::time_point end = start + sc.duration;
+  while (!s.stop.load()) {
+    Clock::time_point now = Clock::now();
+    if (now >= end || interrupt_signal() != 0) break;
+    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(tick, end - now));
+    if (sample(Clock::now())) {
+      hung = true;
+      break;
+    }
+  }
+  Clock::time_point stopped = Clock::now();
+  const std::optional<double> busy_after = read_cpus_busy_s(sc.plan.cpus);
+  // Only a --fail-fast violation (or a failed binding) sets the flag before
+  // the driver does.
+  result.stopped_at_violation = s.stop.load() && !hung && s.violations.count() > 0;
+  s.stop.store(true);
+
+  // Every worker must notice the stop flag; one that makes no progress for
+  // the watchdog time is stuck inside the lock. The clock restarts whenever
+  // a worker finishes or completes a pass: thousands of threads on a few
+  // CPUs may take longer than the watchdog to drain through a FIFO lock,
+  // each of them still moving.
+  auto done_count = [&] {
+    int done = 0;
+    for (int i = 0; i < n; ++i) done += s.slots[i].phase.load() == Phase::kDone;
+    return done;
+  };
+  int done = done_count();
+  Clock::time_point join_deadline = stopped + sc.watchdog;
+  std::uint64_t join_total = last_total;
+  while (!hung && done < n) {
+    Clock::time_point now = Clock::now();
+    sample(now);
+    const int now_done = done_count();
+    if (now_done > done || last_total != join_total) {
+      done = now_done;
+      join_total = last_total;
+      join_deadline = now + sc.watchdog;
+    }
+    if (done == n) break;
+    if (now >= join_deadline) {
+      hung = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(tick, join_deadline - now));
+  }
+
+  if (hung) {
+    Clock::time_point now = Clock::now();
+    sample(now);
+    result.hang_report = hang_report(s, watch, now);
+  }
+  for (int i = 0; i < n; ++i) {
+    if (s.slots[i].phase.load() == Phase::kDone)
+      workers[size_t(i)].join();
+    else
+      workers[size_t(i)].detach();
+  }
+
+  result.duration_s = std::chrono::duration<double>(stopped - start).count();
+  if (busy_before && busy_after) result.cpus_busy_s = std::max(0.0, *busy_after - *busy_before);
+  {
+    std::lock_guard guard(s.error_mutex);
+    result.error = s.bind_error;
+  }
+  // A detached worker may still write its slot; read only what it published.
+  for (int i = 0; i < n; ++i) {
+    ThreadResult t;
+    if (s.slots[i].phase.load(std::memory_order_acquire) == Phase::kDone) {
+      t = s.slots[i].result;
+    } else {
+      ++result.stuck_threads;
+      t.role = s.slots[i].result.role;
+      t.cpu = s.slots[i].result.cpu;
+    }
+    t.ops = s.slots[i].ops.load();
+    result.threads.push_back(t);
+  }
+}
+
+bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit) {
+  struct Done {
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+  };
+  auto done = std::make_shared<Done>();
+  std::thread t([done, fn = std::move(fn)] {
+    fn();
+    std::lock_guard guard(done->m);
+    done->done = true;
+    done->cv.notify_all();
+  });
+  std::unique_lock lk(done->m);
+  if (done->cv.wait_for(lk, limit, [&] { return done->done; })) {
+    lk.unlock();
+    t.join();
+    return true;
+  }
+  t.detach();
+  return false;
+}
+
+}  // namespace rwstress
+
+namespace rwstress {
+
+void collect_injections(const Scenario& sc, const InjectShared& shared, RunResult& result) {
+  const InjectionPlan& plan = *sc.injection;
+  for (std::size_t i = 0; i < plan.specs.size(); ++i) {
+    const InjectSpec& spec = plan.specs[i];
+    if (is_global(spec.kind)) {
+      result.injections.push_back(
+          {spec.describe(), "timer", shared.global_fired[i]->load(), 0});
+      continue;
+    }
+    for (InjectPoint p : spec.points) {
+      InjectionCount c{spec.describe(), inject_point_name(p), 0, 0};
+      for (const ThreadResult& t : result.threads) {
+        if (i < t.inject_fired.size()) {
+          c.fired += t.inject_fired[i][int(p)];
+          c.visits += t.inject_visits[i][int(p)];
+        }
+      }
+      result.injections.push_back(c);
+    }
+  }
+  result.schedule_digest = schedule_digest(plan, sc.seed, sc.threads());
+  for (const InjectSpec& spec : plan.specs) {
+    if (spec.kind != InjectKind::kPriority) continue;
+    if (shared.fifo_denied.load())
+      result.notes.push_back(
+          "priority: SCHED_FIFO is not permitted to this process (sched_setscheduler failed); "
+          "its bursts were skipped and those events reniced instead");
+    else
+      result.notes.push_back(fmt::format("priority: {} SCHED_FIFO bursts", shared.fifo_bursts.load()));
+    break;
+  }
+}
+
+}  // namespace rwstress

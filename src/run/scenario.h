@@ -1,0 +1,60 @@
+// One run's typed parameters, derived once from the command line.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <type_traits>
+
+#include "injectors/injection.h"
+#include "locks/lock_tuning.h"
+#include "model/lock_traits.h"
+#include "model/lockstat.h"
+#include "platform/topology.h"
+
+namespace rwstress {
+
+struct Scenario {
+  Family family = Family::kRwlock;
+  int readers = 4;
+  int writers = 2;   // for a mutex or a semaphore: the threads doing lock/unlock or down/up
+  int count = 2;     // a semaphore's initial count
+  LockTuning tuning;
+  bool sched = false;  // sched_yield() after each pass, as the 2001 rwsem benchmark's SCHED=yes
+  std::chrono::nanoseconds duration = std::chrono::seconds(4);
+  std::uint64_t cs_read_loops = 0;   // work inside a read hold, in empty-loop turns
+  std::uint64_t cs_write_loops = 0;  // work inside a write hold
+  std::uint64_t delay_loops = 0;     // work between acquisitions
+  std::uint64_t seed = 0;
+  std::chrono::nanoseconds watchdog = std::chrono::seconds(10);
+  bool fail_fast = false;
+  PlacementPlan plan;                 // one CPU per worker thread
+  const Topology* topology = nullptr;  // pins threads; nullptr only in unit tests
+  const InjectionPlan* injection = nullptr;  // --inject; read only by the injected instantiation
+  bool check = true;    // false: --no-check, the bare measurement loop
+  MeasureSpec measure;  // --lockstat / --hist; read only by the instrumented instantiation
+
+  int threads() const { return readers + writers; }
+};
+
+// Builds a lock from the scenario: semaphores take their count, tunable
+// locks their knobs, every other lock is default-constructed. Returns a
+// prvalue, so locks need not be movable.
+template <class Lock>
+Lock make_lock(const Scenario& sc) {
+  if constexpr (std::is_constructible_v<Lock, int>)
+    return Lock(sc.count);
+  else if constexpr (std::is_constructible_v<Lock, const LockTuning&>)
+    return Lock(sc.tuning);
+  else
+    return Lock();
+}
+
+// A lone instance on the heap (for the semantics probe and the fast-path
+// benchmark): locks need not be movable.
+template <class Lock>
+struct LockBox {
+  explicit LockBox(const Scenario& s) : lock(make_lock<Lock>(s)) {}
+  Lock lock;
+};
+
+}  // namespace rwstress
