@@ -69,7 +69,7 @@ int run_main(RunConfig cfg) {
                                      e.what(), cfg.cpus.list[0], cfg.cpus.list[0]));
     return usage_error(e.what());
   }
-  SessionReport session(cfg, topology, "run");
+  SessionReport session(cfg, topology, "run", print);
   Report& report = session.report;
   int most_threads = 0;
   for (const LockEntry* e : cfg.locks)
@@ -91,11 +91,11 @@ int run_main(RunConfig cfg) {
 
   SessionPoint point;
   point.cpus = cpus;
-  if (std::string err = session.run(cfg, point, print); !err.empty()) return usage_error(err);
+  if (std::string err = session.run(cfg, point); !err.empty()) return usage_error(err);
   print("");
   print_measurements(report);
   if (cfg.measure.any()) print("");
-  return session.finish(print);
+  return session.finish();
 }
 
 }  // namespace
@@ -136,15 +136,9 @@ int main(int argc, char** argv) {
     case CliAction::kSuite:
       try {
         Topology topology = Topology::load_system();
-        auto err_print = [](const std::string& line) {
-          if (line.rfind("rwstress: error:", 0) == 0)
-            std::fprintf(stderr, "%s\n", line.c_str());
-          else
-            print(line);
-        };
-        return outcome.action == CliAction::kSweep
-                   ? run_sweep(outcome.config, topology, err_print)
-                   : run_suite(outcome.config, topology, err_print);
+        const Output out{print, [](const std::string& message) { usage_error(message); }};
+        return outcome.action == CliAction::kSweep ? run_sweep(outcome.config, topology, out)
+                                                   : run_suite(outcome.config, topology, out);
       } catch (const TopologyError& e) {
         return usage_error(e.what());
       }

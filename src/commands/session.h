@@ -14,10 +14,9 @@
 #include "config/run_config.h"
 #include "platform/topology.h"
 #include "report/report.h"
+#include "report/reporter.h"
 
 namespace rwstress {
-
-using PrintFn = std::function<void(const std::string&)>;
 
 struct SessionPoint {
   std::vector<int> cpus;  // the CPUs the runs may use, in placement order
@@ -27,46 +26,42 @@ struct SessionPoint {
 };
 
 // A report filled by one or more sessions (the main run, a sweep's points,
-// a suite's tests). Each run's JSON object, CSV row and JUnit case are
-// written to a spool as the run ends, so memory and the cost of recording
-// a run stay flat however long the session; --json is rebuilt from its
-// spool every second or so, and every file at the end, with the other
-// files, the final line and the exit code.
+// a suite's tests). Each run goes to every reporter the configuration asks
+// for (report/reporter.h) as it ends: the console row, and the files'
+// spools, so memory and the cost of recording a run stay flat however long
+// the session. finish() closes the files, prints the final line and
+// returns the exit code.
 class SessionReport {
  public:
-  SessionReport(const RunConfig& cfg, const Topology& topology, std::string kind);
+  SessionReport(const RunConfig& cfg, const Topology& topology, std::string kind,
+                PrintFn print);
 
   // Before any run: can every output file be written? "" or why not.
   std::string open();
-  // Runs one session into the report, printing each row (and its details)
-  // as it finishes and rewriting --json after each. "" or why a run could
-  // not start (binding failed: exit 2).
-  std::string run(const RunConfig& cfg, const SessionPoint& point, const PrintFn& print);
+  // Runs one session into the report. "" or why a run could not start
+  // (binding failed: exit 2).
+  std::string run(const RunConfig& cfg, const SessionPoint& point);
   bool stopped() const { return stopped_; }  // --fail-fast stopped a session
-  // Writes CSV/JUnit/plots, prints the final line, returns the exit code.
+  // An output the command wrote itself (a sweep's plots) could not be
+  // written: reported with the others by finish().
+  void add_error(std::string error) { write_errors_.push_back(std::move(error)); }
+  // Finishes every reporter, prints the final line, returns the exit code.
   // After a HANG it leaves through _exit: stuck threads cannot be joined.
   // A report that could not be written, or a standard output that failed,
   // is an error line and at least kWriteErrorExit. After SIGINT/SIGTERM/
   // SIGHUP the code is 128 + the signal, every report marked interrupted.
-  int finish(const PrintFn& print);
+  int finish();
 
   Report report;
 
  private:
-  void record(RunResult r);
-  std::vector<ReportPiece> json_pieces() const;
-  void keep_json_current();
-  std::vector<std::string> write_extra_reports(const PrintFn& print) const;
-
   const Topology& topology_;
   const bool keep_runs_;  // something after the last run needs every run (see Report::runs)
-  Spool json_runs_, csv_rows_, junit_cases_;
-  JunitTotals junit_totals_;
+  PrintFn print_;
+  std::vector<std::unique_ptr<Reporter>> reporters_;
   bool any_hang_ = false;
   bool stopped_ = false;
   std::vector<std::string> write_errors_;
-  std::chrono::steady_clock::time_point last_json_write_{};
-  std::chrono::steady_clock::duration json_write_cost_{};
 };
 
 // The exit code when a requested report could not be written (as bad input:

@@ -267,7 +267,8 @@ std::vector<std::string> bkl_table(const std::vector<RunResult>& runs) {
   return out;
 }
 
-int run_suite(RunConfig cfg, const Topology& topology, const PrintFn& print) {
+int run_suite(RunConfig cfg, const Topology& topology, const Output& out) {
+  const PrintFn& print = out.print;
   if (cfg.suite == "list") {
     for (const SuiteInfo& s : suites()) print(fmt::format("{:<12} {}", s.name, s.summary));
     return 0;
@@ -275,7 +276,7 @@ int run_suite(RunConfig cfg, const Topology& topology, const PrintFn& print) {
   if (!cfg.duration_given) cfg.duration = std::chrono::seconds(1);
   if (cfg.suite == "bkl") {
     if (cfg.lock_given) {
-      print("rwstress: error: suite bkl runs bkl and sem-mutex; it takes no --lock");
+      out.error("suite bkl runs bkl and sem-mutex; it takes no --lock");
       return 2;
     }
     std::string error;
@@ -292,10 +293,10 @@ int run_suite(RunConfig cfg, const Topology& topology, const PrintFn& print) {
     if (cfg.sweep_cpus.back() != topology.allowed_cpu_count())
       cfg.sweep_cpus.push_back(topology.allowed_cpu_count());
     cfg.rusage = true;
-    return run_sweep(cfg, topology, print, "suite bkl", bkl_table);
+    return run_sweep(cfg, topology, out, "suite bkl", bkl_table);
   }
   if (cfg.suite != "rwsem-test") {
-    print(fmt::format("rwstress: error: suite '{}': known suites are rwsem-test and bkl "
+    out.error(fmt::format("suite '{}': known suites are rwsem-test and bkl "
                       "(rwstress suite list)",
                       cfg.suite));
     return 2;
@@ -307,19 +308,18 @@ int run_suite(RunConfig cfg, const Topology& topology, const PrintFn& print) {
   if (cfg.lock_given)
     for (const LockEntry* e : cfg.locks) {
       if (e->meta.family != Family::kRwlock) {
-        print(fmt::format("rwstress: error: suite rwsem-test: '{}' is not a reader-writer lock",
-                          e->meta.name));
+        out.error(fmt::format("suite rwsem-test: '{}' is not a reader-writer lock", e->meta.name));
         return 2;
       }
       if (std::find(envs.begin(), envs.end(), e) == envs.end()) envs.push_back(e);
     }
   if (cfg.repeat == 1) cfg.repeat = 2;  // the 2001 benchmark ran each test twice
-  SessionReport session(cfg, topology, "suite rwsem-test");
+  SessionReport session(cfg, topology, "suite rwsem-test", print);
   Report& report = session.report;
   std::vector<int> cpus = topology.placement_order(cfg.placement);
   report.plan = topology.plan(6, cpus);
   if (std::string err = session.open(); !err.empty()) {
-    print("rwstress: error: " + err);
+    out.error(err);
     return 2;
   }
   print(fmt::format("rwstress {} suite rwsem-test: {}; {} per run, {} runs per test; seed {:#x}",
@@ -340,8 +340,8 @@ int run_suite(RunConfig cfg, const Topology& topology, const PrintFn& print) {
         SessionPoint point;
         point.cpus = cpus;
         point.label = fmt::format("{} {}", t.name, sched ? "yes" : "no");
-        if (std::string err = session.run(run, point, print); !err.empty()) {
-          print("rwstress: error: " + err);
+        if (std::string err = session.run(run, point); !err.empty()) {
+          out.error(err);
           return 2;
         }
         if (session.stopped()) break;
@@ -355,7 +355,7 @@ int run_suite(RunConfig cfg, const Topology& topology, const PrintFn& print) {
   print("");
   for (const std::string& line : rwsem_test_history(report.runs)) print(line);
   print("");
-  return session.finish(print);
+  return session.finish();
 }
 
 }  // namespace rwstress

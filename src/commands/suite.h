@@ -47,6 +47,6 @@ std::vector<std::string> rwsem_test_history(const std::vector<RunResult>& runs);
 std::vector<std::string> bkl_table(const std::vector<RunResult>& runs);
 
 // Runs suite `cfg.suite`; returns the exit code (2 for an unknown name).
-int run_suite(RunConfig cfg, const Topology& topology, const PrintFn& print);
+int run_suite(RunConfig cfg, const Topology& topology, const Output& out);
 
 }  // namespace rwstress

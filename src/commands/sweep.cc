@@ -132,12 +132,12 @@ std::vector<std::string> sweep_tables(const std::vector<RunResult>& runs,
   return out;
 }
 
-std::vector<std::string> write_sweep_plots(const std::vector<RunResult>& runs,
+PlotOutput write_sweep_plots(const std::vector<RunResult>& runs,
                                            const std::vector<std::string>& locks,
                                            const std::vector<std::string>& placements,
                                            const std::string& prefix) {
   auto means = point_means(runs);
-  std::vector<std::string> out;
+  PlotOutput out;
   for (const std::string& placement : placements) {
     PlotSpec spec;
     spec.title = fmt::format("throughput per CPU count ({} placement)", placement);
@@ -169,19 +169,19 @@ std::vector<std::string> write_sweep_plots(const std::vector<RunResult>& runs,
       spec.series.push_back(std::move(linear));
     }
     if (spec.series.empty()) continue;
-    auto lines = write_plot(fmt::format("{}-sweep-{}", prefix, placement), spec);
-    out.insert(out.end(), lines.begin(), lines.end());
+    out.append(write_plot(fmt::format("{}-sweep-{}", prefix, placement), spec));
   }
   return out;
 }
 
-int run_sweep(const RunConfig& base_cfg, const Topology& topology, const PrintFn& print,
+int run_sweep(const RunConfig& base_cfg, const Topology& topology, const Output& out,
               const std::string& kind, const ExtraTables& extra) {
-  SessionReport session(base_cfg, topology, kind);
+  const PrintFn& print = out.print;
+  SessionReport session(base_cfg, topology, kind, print);
   Report& report = session.report;
   const int allowed = topology.allowed_cpu_count();
   if (std::string err = session.open(); !err.empty()) {
-    print("rwstress: error: " + err);
+    out.error(err);
     return 2;
   }
   std::vector<std::string> locks, placements;
@@ -222,8 +222,8 @@ int run_sweep(const RunConfig& base_cfg, const Topology& topology, const PrintFn
         point.cpus = topology.select_cpus(placement, n);
       }
       report.plan = topology.plan(cfg.threads_for(cfg.locks.front()->meta.family), point.cpus);
-      if (std::string err = session.run(cfg, point, print); !err.empty()) {
-        print("rwstress: error: " + err);
+      if (std::string err = session.run(cfg, point); !err.empty()) {
+        out.error(err);
         return 2;
       }
       if (session.stopped()) break;
@@ -235,10 +235,12 @@ int run_sweep(const RunConfig& base_cfg, const Topology& topology, const PrintFn
     print(line);
   if (extra)
     for (const std::string& line : extra(report.runs)) print(line);
-  if (!c.plot_prefix.empty())
-    for (const std::string& line : write_sweep_plots(report.runs, locks, placements, c.plot_prefix))
-      print(line);
-  return session.finish(print);
+  if (!c.plot_prefix.empty()) {
+    PlotOutput plots = write_sweep_plots(report.runs, locks, placements, c.plot_prefix);
+    for (const std::string& line : plots.lines) print(line);
+    for (std::string& err : plots.errors) session.add_error(std::move(err));
+  }
+  return session.finish();
 }
 
 }  // namespace rwstress

@@ -32,7 +32,7 @@ std::vector<std::string> sweep_tables(const std::vector<RunResult>& runs,
 
 // PREFIX-sweep-PLACEMENT.{dat,gp,svg,png}: ops/s per CPU count per lock,
 // with each lock's linear-scaling line.
-std::vector<std::string> write_sweep_plots(const std::vector<RunResult>& runs,
+PlotOutput write_sweep_plots(const std::vector<RunResult>& runs,
                                            const std::vector<std::string>& locks,
                                            const std::vector<std::string>& placements,
                                            const std::string& prefix);
@@ -40,7 +40,7 @@ std::vector<std::string> write_sweep_plots(const std::vector<RunResult>& runs,
 // Runs the sweep and prints it; returns the exit code.
 // `extra` (may be empty) adds tables after the sweep's own (suite bkl).
 using ExtraTables = std::function<std::vector<std::string>(const std::vector<RunResult>&)>;
-int run_sweep(const RunConfig& cfg, const Topology& topology, const PrintFn& print,
+int run_sweep(const RunConfig& cfg, const Topology& topology, const Output& out,
               const std::string& kind = "sweep", const ExtraTables& extra = {});
 
 }  // namespace rwstress

@@ -2,8 +2,10 @@
 
 #include "model/stats.h"
 #include "model/version.h"
+#include "platform/interrupt.h"
 #include "registry/registry.h"
 #include "report/report.h"
+#include "report/reporter.h"
 
 namespace rwstress {
 
@@ -161,6 +163,43 @@ std::string console_lock_list() {
   section("busted (deliberately broken; see rwstress selftest)",
           [](const LockMeta& m) { return m.busted; });
   return out;
+}
+
+}  // namespace rwstress
+
+namespace rwstress {
+
+namespace {
+
+class ConsoleReporter : public Reporter {
+ public:
+  explicit ConsoleReporter(PrintFn print) : print_(std::move(print)) {}
+
+  void add(const Report& report, const RunResult& r) override {
+    const RunConfig& c = report.config;
+    std::string row = console_row(r);
+    if (c.repeat > 1) row += fmt::format("  #{}", r.repeat + 1);
+    print_(row);
+    for (const auto& line : console_details(r, c.verbose, c.rusage)) print_(line);
+  }
+
+  void finish(const Report& report, const PrintFn&) override {
+    std::string last = console_final_line(report);
+    if (report.interrupted_by)
+      last += fmt::format(" (interrupted by {}: {} run{} reported)",
+                          interrupt_signal_name(report.interrupted_by), report.run_count,
+                          report.run_count == 1 ? "" : "s");
+    print_(last);
+  }
+
+ private:
+  PrintFn print_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> console_reporter(const PrintFn& print) {
+  return std::make_unique<ConsoleReporter>(print);
 }
 
 }  // namespace rwstress

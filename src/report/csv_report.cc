@@ -4,6 +4,7 @@
 
 #include "model/stats.h"
 #include "report/report.h"
+#include "report/reporter.h"
 
 namespace rwstress {
 
@@ -66,6 +67,37 @@ std::string csv_report_text(const Report& report) {
   std::string out = csv_head();
   for (const RunResult& r : report.runs) out += csv_row(r);
   return out;
+}
+
+}  // namespace rwstress
+
+namespace rwstress {
+
+namespace {
+
+class CsvReporter : public Reporter {
+ public:
+  explicit CsvReporter(std::string path) : path_(std::move(path)) {}
+  std::string open(const Report&) override { return open_report_file("--csv", path_, {csv_head()}); }
+  void add(const Report&, const RunResult& r) override {
+    if (std::string err = rows_.append(csv_row(r)); !err.empty()) errors_.push_back("--csv: " + err);
+  }
+  void finish(const Report&, const PrintFn& print) override {
+    if (std::string err = write_report_file(path_, {csv_head(), &rows_}); !err.empty())
+      errors_.push_back("--csv: " + err);
+    else
+      print("CSV written to " + path_);
+  }
+
+ private:
+  std::string path_;
+  Spool rows_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> csv_reporter(const std::string& path) {
+  return std::make_unique<CsvReporter>(path);
 }
 
 }  // namespace rwstress

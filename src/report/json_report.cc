@@ -1,9 +1,13 @@
+#include <algorithm>
+#include <chrono>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "model/version.h"
 #include "platform/interrupt.h"
 #include "report/report.h"
+#include "report/reporter.h"
 
 namespace rwstress {
 
@@ -201,6 +205,70 @@ std::string json_report_text(const Report& report) {
   std::string out = json_head(report);
   for (std::size_t i = 0; i < report.runs.size(); ++i) out += json_run(report.runs[i], i == 0);
   return out + json_tail(report, !report.runs.empty());
+}
+
+}  // namespace rwstress
+
+namespace rwstress {
+
+namespace {
+
+class JsonReporter : public Reporter {
+ public:
+  explicit JsonReporter(std::string path) : path_(std::move(path)) {}
+
+  std::string open(const Report& report) override {
+    std::string err = open_report_file("--json", path_, pieces(report));
+    last_write_ = std::chrono::steady_clock::now();
+    return err;
+  }
+
+  void add(const Report& report, const RunResult& r) override {
+    if (std::string err = runs_.append(json_run(r, report.run_count == 1)); !err.empty())
+      errors_.push_back("--json: " + err);
+    keep_current(report);
+  }
+
+  void finish(const Report& report, const PrintFn&) override { write(report); }
+
+ private:
+  std::vector<ReportPiece> pieces(const Report& report) const {
+    return {json_head(report), &runs_, json_tail(report, report.run_count > 0)};
+  }
+
+  void write(const Report& report) {
+    if (std::string err = write_report_file(path_, pieces(report)); !err.empty())
+      errors_.push_back("--json: " + err);
+  }
+
+  // Rewriting the whole document (a copy of the spool between its head and
+  // tail) costs O(runs) in time, never in memory, so with --repeat 1000 a
+  // rewrite after every run would be O(n^2). It is rewritten when the last
+  // rewrite is older than a second, or four times as old as that rewrite
+  // took, which bounds its share of the wall time to about a fifth; finish()
+  // writes the last state. A kill -9 loses at most the runs of the last
+  // second or so. A stream gets one document, at the end.
+  void keep_current(const Report& report) {
+    using namespace std::chrono;
+    if (is_stream(path_)) return;
+    const auto now = steady_clock::now();
+    if (now - last_write_ < std::max<steady_clock::duration>(seconds(1), write_cost_ * 4)) return;
+    write(report);
+    const auto done = steady_clock::now();
+    write_cost_ = done - now;
+    last_write_ = done;
+  }
+
+  std::string path_;
+  Spool runs_;
+  std::chrono::steady_clock::time_point last_write_{};
+  std::chrono::steady_clock::duration write_cost_{};
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> json_reporter(const std::string& path) {
+  return std::make_unique<JsonReporter>(path);
 }
 
 }  // namespace rwstress

@@ -7,6 +7,7 @@
 #include "model/version.h"
 #include "platform/interrupt.h"
 #include "report/report.h"
+#include "report/reporter.h"
 
 namespace rwstress {
 
@@ -115,6 +116,43 @@ std::string junit_report_text(const Report& report) {
   std::string out = junit_head(report, totals);
   for (const RunResult& r : report.runs) out += junit_case(report, r);
   return out + junit_tail();
+}
+
+}  // namespace rwstress
+
+namespace rwstress {
+
+namespace {
+
+class JunitReporter : public Reporter {
+ public:
+  explicit JunitReporter(std::string path) : path_(std::move(path)) {}
+  std::string open(const Report& report) override {
+    return open_report_file("--junit", path_, {junit_head(report, {}), junit_tail()});
+  }
+  void add(const Report& report, const RunResult& r) override {
+    if (std::string err = cases_.append(junit_case(report, r)); !err.empty())
+      errors_.push_back("--junit: " + err);
+    totals_.add(r);
+  }
+  void finish(const Report& report, const PrintFn& print) override {
+    std::string err = write_report_file(path_, {junit_head(report, totals_), &cases_, junit_tail()});
+    if (!err.empty())
+      errors_.push_back("--junit: " + err);
+    else
+      print("JUnit XML written to " + path_);
+  }
+
+ private:
+  std::string path_;
+  Spool cases_;
+  JunitTotals totals_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> junit_reporter(const std::string& path) {
+  return std::make_unique<JunitReporter>(path);
 }
 
 }  // namespace rwstress

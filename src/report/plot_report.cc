@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "report/report.h"
+#include "report/reporter.h"
 
 extern char** environ;
 
@@ -65,8 +66,13 @@ std::string run_gnuplot(const std::string& gnuplot, const std::string& script) {
 
 }  // namespace
 
-std::vector<std::string> write_plot(const std::string& base, const PlotSpec& spec) {
-  std::vector<std::string> out;
+void PlotOutput::append(PlotOutput more) {
+  lines.insert(lines.end(), more.lines.begin(), more.lines.end());
+  errors.insert(errors.end(), more.errors.begin(), more.errors.end());
+}
+
+PlotOutput write_plot(const std::string& base, const PlotSpec& spec) {
+  PlotOutput out;
   std::string dat;
   for (const PlotSeries& s : spec.series) {
     dat += "# " + s.name + "\n";
@@ -74,7 +80,7 @@ std::vector<std::string> write_plot(const std::string& base, const PlotSpec& spe
     dat += "\n\n";  // gnuplot: next index
   }
   if (std::string err = write_report_file(base + ".dat", dat); !err.empty())
-    return {fmt::format("rwstress: error: --plot: {}", err)};
+    return {{}, {"--plot: " + err}};
   std::string plot = "plot ";
   for (size_t i = 0; i < spec.series.size(); ++i) {
     const PlotSeries& s = spec.series[i];
@@ -92,10 +98,10 @@ std::vector<std::string> write_plot(const std::string& base, const PlotSpec& spe
                        fmt::format("set terminal pngcairo size 960,540\nset output {}\n{}\n",
                                    quoted(base + ".png"), plot);
   if (std::string err = write_report_file(base + ".gp", script); !err.empty())
-    return {fmt::format("rwstress: error: --plot: {}", err)};
+    return {{}, {"--plot: " + err}};
   std::string gnuplot = find_gnuplot();
   if (gnuplot.empty()) {
-    out.push_back(fmt::format("note: gnuplot is not installed: {}.svg/.png skipped; the data is in "
+    out.lines.push_back(fmt::format("note: gnuplot is not installed: {}.svg/.png skipped; the data is in "
                               "{}.dat and the script in {}.gp",
                               base, base, base));
     return out;
@@ -105,14 +111,14 @@ std::vector<std::string> write_plot(const std::string& base, const PlotSpec& spe
   if (err.empty() && (stat((base + ".svg").c_str(), &st) != 0 || stat((base + ".png").c_str(), &st) != 0))
     err = "gnuplot wrote no image";
   if (!err.empty())
-    out.push_back(fmt::format("rwstress: warning: --plot: {}", err));
+    out.lines.push_back(fmt::format("rwstress: warning: --plot: {}", err));
   else
-    out.push_back(fmt::format("plot written to {}.svg and {}.png", base, base));
+    out.lines.push_back(fmt::format("plot written to {}.svg and {}.png", base, base));
   return out;
 }
 
-std::vector<std::string> write_histogram_plots(const Report& report, const std::string& prefix) {
-  std::vector<std::string> out;
+PlotOutput write_histogram_plots(const Report& report, const std::string& prefix) {
+  PlotOutput out;
   for (bool hold : {true, false}) {
     std::vector<HistColumn> cols = histogram_columns(report.runs, hold);
     if (cols.empty()) continue;
@@ -133,10 +139,38 @@ std::vector<std::string> write_histogram_plots(const Report& report, const std::
                                 double(c.hist->counts[i]));
       spec.series.push_back(std::move(s));
     }
-    auto lines = write_plot(prefix + (hold ? "-hold" : "-wait"), spec);
-    out.insert(out.end(), lines.begin(), lines.end());
+    out.append(write_plot(prefix + (hold ? "-hold" : "-wait"), spec));
   }
   return out;
+}
+
+}  // namespace rwstress
+
+namespace rwstress {
+
+namespace {
+
+class HistogramPlotReporter : public Reporter {
+ public:
+  explicit HistogramPlotReporter(std::string prefix) : prefix_(std::move(prefix)) {}
+  void add(const Report&, const RunResult&) override {}  // the session keeps the runs
+  void finish(const Report& report, const PrintFn& print) override {
+    PlotOutput out = write_histogram_plots(report, prefix_);
+    for (const std::string& line : out.lines) print(line);
+    errors_.insert(errors_.end(), out.errors.begin(), out.errors.end());
+    if (out.lines.empty() && out.errors.empty() && report.kind == "run")
+      print("note: --plot: a run plots its --hist histograms, and there are none; throughput "
+            "per CPU count comes from rwstress sweep");
+  }
+
+ private:
+  std::string prefix_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> histogram_plot_reporter(const std::string& prefix) {
+  return std::make_unique<HistogramPlotReporter>(prefix);
 }
 
 }  // namespace rwstress

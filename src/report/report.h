@@ -28,9 +28,12 @@ struct Report {
   Verdict verdict_so_far = Verdict::kPass;  // the worst of them
   int interrupted_by = 0;  // the signal that cut the session short, or 0
 
-  void add(RunResult r, bool keep) {
+  void count(const RunResult& r) {
     ++run_count;
     verdict_so_far = worse(verdict_so_far, r.verdict);
+  }
+  void add(RunResult r, bool keep) {
+    count(r);
     if (keep) runs.push_back(std::move(r));
   }
   Verdict overall() const {
@@ -136,10 +139,17 @@ struct PlotSpec {
   std::vector<PlotSeries> series;
 };
 std::string find_gnuplot();  // "" when not installed
+// What writing plots produced: lines for the user (what was written, or a
+// note or warning why an image was skipped) and errors (a file that could
+// not be written: "--plot: cannot write ...", for standard error and exit 2).
+struct PlotOutput {
+  std::vector<std::string> lines;
+  std::vector<std::string> errors;
+  void append(PlotOutput more);
+};
 // Writes BASE.dat and BASE.gp, then BASE.svg and BASE.png through gnuplot.
-// Returns the lines to print (what was written, or the note why not).
-std::vector<std::string> write_plot(const std::string& base, const PlotSpec& spec);
-std::vector<std::string> write_histogram_plots(const Report& report, const std::string& prefix);
+PlotOutput write_plot(const std::string& base, const PlotSpec& spec);
+PlotOutput write_histogram_plots(const Report& report, const std::string& prefix);
 
 // json_report.cc: schema 1, docs/json-schema.md. The text is json_head()
 // (everything up to the runs), one json_run() per run (`first` for the

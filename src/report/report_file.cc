@@ -139,3 +139,22 @@ std::string write_report_file(const std::string& path, const std::vector<ReportP
 }
 
 }  // namespace rwstress
+
+namespace rwstress {
+
+bool is_stream(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+std::string open_report_file(const char* flag, const std::string& path,
+                             const std::vector<ReportPiece>& empty) {
+  std::string err;
+  if (is_stream(path))
+    err = access(path.c_str(), W_OK) == 0 ? "" : fmt::format("cannot write '{}'", path);
+  else
+    err = write_report_file(path, empty);
+  return err.empty() ? "" : fmt::format("{}: {}", flag, err);
+}
+
+}  // namespace rwstress
