@@ -207,15 +207,27 @@ std::string watchdog_guard(const RunConfig& cfg) {
 
 }  // namespace
 
-CliOutcome parse_cli(const std::vector<std::string>& args) {
-  CLI::App app{"rwstress: torture and measure reader-writer semaphores, semaphores, mutexes "
-               "and spinlocks",
-               "rwstress"};
-  app.footer(kExamples);
-  app.set_version_flag("--version", std::string("rwstress ") + kVersion);
-
-  RunConfig cfg;
+// What the options hold before they are checked and turned into the
+// typed RunConfig: the text of the options that need parsing, and the
+// subcommands.
+struct RawOptions {
   std::string duration = "4s", watchdog = "10s", cpus, placement = "compact", seed;
+  int ncpus = 0;
+  bool no_check = false;
+  std::vector<std::string> hist_what;
+  std::string hist_bucket = "log2";
+  std::vector<std::string> inject_specs;
+  std::string list_what;
+  std::string sweep_cpus = "1..N", sweep_placements = "compact", beyond = "skip";
+  CLI::App* list = nullptr;
+  CLI::App* selftest = nullptr;
+  CLI::App* sweep = nullptr;
+  CLI::App* suite = nullptr;
+  CLI::App* compare = nullptr;
+};
+
+// The main run's options (which sweep and suite share).
+void add_run_options(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   app.add_option("--lock", cfg.lock_spec,
                  "NAME[,NAME...]: implementations, a family (rwlock, semaphore, mutex), 'all' "
                  "or 'busted'")
@@ -227,49 +239,45 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
                  "writer threads; for a semaphore or a mutex, the same as --threads")
       ->check(CLI::Range(0, kMaxThreads))
       ->default_val(2);
-  auto* threads_opt = app.add_option("--threads", cfg.threads,
+  app.add_option("--threads", cfg.threads,
                                      "semaphores and mutexes: threads doing down/up or lock/unlock")
                           ->check(CLI::Range(1, kMaxThreads))
                           ->default_val(4);
-  auto* count_opt = app.add_option("--count", cfg.count, "semaphores: the initial count")
+  app.add_option("--count", cfg.count, "semaphores: the initial count")
                         ->check(CLI::Range(1, kMaxThreads))
                         ->default_val(2);
   add_knob_options(app, cfg.tuning);
   app.add_flag("--sched", cfg.sched, "sched_yield() after each pass through the loop");
-  app.add_option("--duration", duration, "per lock: 2, 2s, 500ms")->default_val("4s");
-  app.add_option("--cpus", cpus, "CPU numbers, as taskset takes them: 0, 0-3,8; default: all allowed");
-  int ncpus = 0;
-  app.add_option("--ncpus", ncpus, "a number of CPUs: the first N of the placement order")
+  app.add_option("--duration", raw.duration, "per lock: 2, 2s, 500ms")->default_val("4s");
+  app.add_option("--cpus", raw.cpus, "CPU numbers, as taskset takes them: 0, 0-3,8; default: all allowed");
+  app.add_option("--ncpus", raw.ncpus, "a number of CPUs: the first N of the placement order")
       ->check(CLI::Range(1, 65536));
-  app.add_option("--placement", placement, "compact | scatter | smt")->default_val("compact");
+  app.add_option("--placement", raw.placement, "compact | scatter | smt")->default_val("compact");
   app.add_option("--cs-read", cfg.cs_read_loops, "work inside a read hold, in loop turns")
       ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
   app.add_option("--cs-write", cfg.cs_write_loops, "work inside a write hold, in loop turns")
       ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
   app.add_option("--delay", cfg.delay_loops, "work between acquisitions, in loop turns")
       ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
-  app.add_option("--seed", seed, "run seed (decimal or 0x hex); default: random, printed");
+  app.add_option("--seed", raw.seed, "run seed (decimal or 0x hex); default: random, printed");
   app.add_option("--json", cfg.json_path, "also write the results as JSON (schema 1) to PATH");
-  app.add_option("--watchdog", watchdog, "HANG after this long without progress")
+  app.add_option("--watchdog", raw.watchdog, "HANG after this long without progress")
       ->default_val("10s");
   app.add_flag("--fail-fast", cfg.fail_fast, "stop at the first violation");
   app.add_flag("--verbose,-v", cfg.verbose, "per-thread results under each row");
   app.add_flag("--rusage", cfg.rusage,
                "context switches, user/sys CPU time, idle share and time per operation under "
                "each row (always in --json)");
-  bool no_check = false;
-  app.add_flag("--no-check", no_check,
+  app.add_flag("--no-check", raw.no_check,
                "measure only: the loop of liburcu's test_rwlock (acquire, work, release), no "
                "invariant checks and no trylock/downgrade mix; HANG and STARVED still judged");
   app.add_flag("--lockstat", cfg.measure.lockstat,
                "lockmeter table (the 2002 lockmeter report) per lock: UTIL, CON, HOLD and WAIT mean(max), TOTAL, "
                "NOWAIT, SPIN, RJECT, per read/write, from a calibrated clock");
-  std::vector<std::string> hist_what;
-  app.add_option("--hist", hist_what, "hold, wait or hold,wait: time histograms (the 1999 kernel_lock report)")
+  app.add_option("--hist", raw.hist_what, "hold, wait or hold,wait: time histograms (the 1999 kernel_lock report)")
       ->delimiter(',')
       ->check(CLI::IsMember({"hold", "wait"}));
-  std::string hist_bucket = "log2";
-  app.add_option("--hist-bucket", hist_bucket,
+  app.add_option("--hist-bucket", raw.hist_bucket,
                  "log2 (default), or a bucket width (128ns, 1us) for linear buckets");
   app.add_option("--hist-buckets", cfg.measure.hist.buckets,
                  "linear buckets before the overflow count")
@@ -282,40 +290,41 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   app.add_option("--junit", cfg.junit_path, "also write JUnit XML (one test case per run) to PATH");
   app.add_option("--plot", cfg.plot_prefix,
                  "PREFIX: plots as PREFIX-*.svg and .png through gnuplot (histograms, sweeps)");
-  std::vector<std::string> inject_specs;
-  app.add_option("--inject", inject_specs,
+  app.add_option("--inject", raw.inject_specs,
                  "KIND[@POINT[+POINT...]][:PARAM,...], repeatable; see rwstress list injectors")
       ->take_all();
-  CLI::App* list = app.add_subcommand("list", "list every lock implementation");
-  std::string list_what;
-  list->add_option("what", list_what, "'injectors': every injector and injection point")
+}
+
+// list, selftest, sweep, suite and compare, with their own options.
+void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
+  raw.list = app.add_subcommand("list", "list every lock implementation");
+  raw.list->add_option("what", raw.list_what, "'injectors': every injector and injection point")
       ->check(CLI::IsMember({"locks", "injectors"}));
-  CLI::App* selftest = app.add_subcommand(
+  CLI::App* selftest = raw.selftest = app.add_subcommand(
       "selftest", "run every busted lock where it must be caught and every correct lock as a control");
   selftest->add_flag("--short", cfg.selftest_short, "shorter runs (CI): controls 100 ms, caps 2 s");
-  CLI::App* sweep = app.add_subcommand(
+  CLI::App* sweep = raw.sweep = app.add_subcommand(
       "sweep", "the scenario over CPU counts and placements: throughput, scaling, linear");
   sweep->fallthrough();
   sweep->footer(
       "Every run option applies (--lock, --duration, --repeat, --json, --plot, ...). In a sweep "
       "--readers, --writers and --threads count per CPU: one reader (or thread) per CPU unless "
       "given.");
-  std::string sweep_cpus = "1..N", sweep_placements = "compact", beyond = "skip";
-  sweep->add_option("--cpus", sweep_cpus, "CPU counts: 1,2,4,8 or 1..8 or 1..16x2; N: all")
+  sweep->add_option("--cpus", raw.sweep_cpus, "CPU counts: 1,2,4,8 or 1..8 or 1..16x2; N: all")
       ->default_val("1..N");
-  sweep->add_option("--placements", sweep_placements, "compact, scatter, smt, or a list")
+  sweep->add_option("--placements", raw.sweep_placements, "compact, scatter, smt, or a list")
       ->default_val("compact");
-  sweep->add_option("--beyond", beyond,
+  sweep->add_option("--beyond", raw.beyond,
                     "counts over this machine's CPUs: skip (say so) or oversubscribe (run "
                     "that many CPUs' threads on the CPUs there are, marked)")
       ->check(CLI::IsMember({"skip", "oversubscribe"}))
       ->default_val("skip");
-  CLI::App* suite = app.add_subcommand("suite", "a named scenario set: rwsem-test, bkl");
+  CLI::App* suite = raw.suite = app.add_subcommand("suite", "a named scenario set: rwsem-test, bkl");
   suite->fallthrough();
   suite->footer("rwsem-test: the 2001 rwsem benchmark (1 s per run, 2 runs; --lock adds rwlocks). bkl: the 2000 BKL report "
                 "over 1..all CPUs. --duration, --repeat, --json, --csv, --junit, --plot apply.");
   suite->add_option("name", cfg.suite, "rwsem-test | bkl | list")->required();
-  CLI::App* compare = app.add_subcommand(
+  CLI::App* compare = raw.compare = app.add_subcommand(
       "compare", "mean (stddev), % difference and Welch's t-test of two --json results");
   compare->add_option("a", cfg.compare_a, "the baseline (A.json)")->required();
   compare->add_option("b", cfg.compare_b, "the one compared (B.json)")->required();
@@ -328,6 +337,139 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   compare->add_option("--alpha", cfg.compare_alpha, "significance level")
       ->check(CLI::Range(1e-6, 0.5))
       ->default_val(0.05);
+}
+
+// sweep: CPU counts, placements, and thread counts per CPU. "" or why not.
+std::string finish_sweep(const CLI::App& app, const RawOptions& raw, RunConfig& cfg) {
+  std::string counts_text = raw.sweep_cpus;  // N: every CPU this process may use
+  std::string error;
+  if (app.count("--cpus") > 0 || app.count("--ncpus") > 0)
+    return "sweep takes its CPU counts from 'sweep --cpus'; give --cpus after sweep";
+  if (counts_text.find('N') != std::string::npos) {
+    std::string all = std::to_string(allowed_cpu_count());
+    for (size_t at; (at = counts_text.find('N')) != std::string::npos;)
+      counts_text.replace(at, 1, all);
+  }
+  auto counts = parse_cpu_counts(counts_text, &error);
+  if (!counts) return error;
+  auto placements = parse_placements(raw.sweep_placements, &error);
+  if (!placements) return "sweep --placements: " + error;
+  cfg.sweep_cpus = *counts;
+  cfg.sweep_placements = *placements;
+  cfg.sweep_oversubscribe = raw.beyond == "oversubscribe";
+  // Thread counts are per CPU in a sweep; one reader (or holder) per CPU
+  // unless given.
+  if (app.count("--readers") == 0 && app.count("--writers") == 0) {
+    cfg.readers = 1;
+    cfg.writers = 0;
+  } else {
+    if (app.count("--readers") == 0) cfg.readers = 0;
+    if (app.count("--writers") == 0) cfg.writers = 0;
+  }
+  if (app.count("--threads") == 0 && app.count("--writers") == 0) cfg.threads = 1;
+  const int per_cpu = std::max(cfg.readers + cfg.writers, cfg.threads);
+  if (std::int64_t(per_cpu) * cfg.sweep_cpus.back() > kMaxThreads)
+    return fmt::format("sweep: {} CPUs x {} threads per CPU is over {} threads",
+                       cfg.sweep_cpus.back(), per_cpu, kMaxThreads);
+  return "";
+}
+
+// --hist, --hist-bucket and --hist-buckets. "" or why not.
+std::string finish_histograms(const CLI::App& app, const RawOptions& raw, RunConfig& cfg) {
+  std::string error;
+  if (!raw.hist_what.empty()) {
+    for (const auto& w : raw.hist_what) (w == "hold" ? cfg.measure.hist_hold : cfg.measure.hist_wait) = true;
+  }
+  if (raw.hist_what.empty() && (app.count("--hist-bucket") > 0 || app.count("--hist-buckets") > 0))
+    return "--hist-bucket and --hist-buckets shape a histogram: add --hist hold or "
+           "--hist wait";
+  if (raw.hist_bucket != "log2") {
+    auto width = parse_duration(raw.hist_bucket, &error, std::chrono::nanoseconds(1));
+    if (!width || width->count() < 1)
+      return "--hist-bucket '" + raw.hist_bucket + "': use log2 or a width such as 128ns";
+    cfg.measure.hist.mode = HistSpec::Mode::kLinear;
+    cfg.measure.hist.width_ns = std::uint64_t(width->count());
+  }
+  return "";
+}
+
+// Thread roles per family. "" or why not.
+std::string finish_roles(const CLI::App& app, RunConfig& cfg) {
+  // Thread roles per family: rwlocks have readers and writers; semaphores
+  // and mutexes have only --threads (or --writers, read as the same).
+  const bool rw = cfg.selects(Family::kRwlock);
+  const bool exclusive = cfg.selects(Family::kSemaphore) || cfg.selects(Family::kMutex);
+  const bool writers_given = app.count("--writers") > 0, threads_given = app.count("--threads") > 0;
+  if (!rw && app.count("--readers") > 0)
+    return fmt::format("--readers: '{}' has no shared mode; give the threads with "
+                       "--threads N",
+                       cfg.lock_spec);
+  if (!exclusive && threads_given)
+    return "--threads is for semaphores and mutexes; rwlocks take --readers and "
+           "--writers";
+  if (!cfg.selects(Family::kSemaphore) && app.count("--count") > 0)
+    return "--count is for semaphores; no semaphore is selected";
+  if (exclusive && !rw && writers_given) {
+    if (threads_given && cfg.threads != cfg.writers)
+      return fmt::format("--threads {} and --writers {} disagree", cfg.threads,
+                         cfg.writers);
+    if (cfg.writers == 0) return "--writers 0: a semaphore or mutex run needs threads";
+    cfg.threads = cfg.writers;
+  }
+  if (rw && cfg.readers + cfg.writers == 0) return "--readers and --writers are both 0";
+  return "";
+}
+
+// Injection, duration, watchdog, CPUs, placement and seed. "" or why not.
+std::string finish_run_options(const CLI::App& app, const RawOptions& raw, RunConfig& cfg) {
+  std::string error;
+  for (const std::string& text : raw.inject_specs) {
+    auto spec = parse_inject_spec(text, &error);
+    if (!spec) return error;
+    cfg.injection.specs.push_back(*spec);
+  }
+  if (cfg.readers + cfg.writers > kMaxThreads)
+    return fmt::format("{} threads in all; at most {}", cfg.readers + cfg.writers,
+                       kMaxThreads);
+  auto d = parse_duration(raw.duration, &error);
+  if (!d) return "--duration: " + error;
+  cfg.duration = *d;
+  auto w = parse_duration(raw.watchdog, &error);
+  if (!w) return "--watchdog: " + error;
+  cfg.watchdog = *w;
+  if (std::string why = watchdog_guard(cfg); !why.empty()) return why;
+  if (app.count("--cpus") > 0 && app.count("--ncpus") > 0)
+    return "--cpus (which CPUs) and --ncpus (how many) are one choice; give one";
+  if (app.count("--ncpus") > 0) cfg.cpus.count = raw.ncpus;
+  if (app.count("--cpus") > 0) {
+    auto spec = parse_cpu_spec(raw.cpus, &error);
+    if (!spec) return error;
+    cfg.cpus = *spec;
+  }
+  auto placed = parse_placements(raw.placement, &error);
+  if (!placed || placed->size() != 1)
+    return "--placement '" + raw.placement + "': use compact, scatter or smt";
+  cfg.placement = placed->front();
+  if (app.count("--seed") == 0) {
+    cfg.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  } else if (auto v = parse_seed(raw.seed)) {
+    cfg.seed = *v;
+  } else {
+    return "--seed '" + raw.seed + "': a number from 0 to 2^64-1, decimal or 0x hex";
+  }
+  return "";
+}
+
+CliOutcome parse_cli(const std::vector<std::string>& args) {
+  CLI::App app{"rwstress: torture and measure reader-writer semaphores, semaphores, mutexes "
+               "and spinlocks",
+               "rwstress"};
+  app.footer(kExamples);
+  app.set_version_flag("--version", std::string("rwstress ") + kVersion);
+  RunConfig cfg;
+  RawOptions raw;
+  add_run_options(app, cfg, raw);
+  add_subcommands(app, cfg, raw);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
@@ -342,141 +484,35 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     return usage_error(one_line(e.what()));
   }
 
-  if (list->parsed()) {
-    CliOutcome out;
-    out.action = list_what == "injectors" ? CliAction::kListInjectors : CliAction::kList;
+  CliOutcome out;
+  if (raw.list->parsed()) {
+    out.action = raw.list_what == "injectors" ? CliAction::kListInjectors : CliAction::kList;
     return out;
   }
-
-  if (selftest->parsed()) {
-    CliOutcome out;
-    out.action = CliAction::kSelftest;
-    out.config = std::move(cfg);
-    return out;
-  }
-
-  if (compare->parsed()) {
-    if (!(cfg.compare_alpha >= 1e-6 && cfg.compare_alpha <= 0.5))  // NaN fails both
-      return usage_error("compare --alpha: a significance level from 1e-6 to 0.5");
-    CliOutcome out;
-    out.action = CliAction::kCompare;
+  if (raw.compare->parsed() && !(cfg.compare_alpha >= 1e-6 && cfg.compare_alpha <= 0.5))
+    return usage_error("compare --alpha: a significance level from 1e-6 to 0.5");  // NaN too
+  if (raw.selftest->parsed() || raw.compare->parsed()) {
+    out.action = raw.selftest->parsed() ? CliAction::kSelftest : CliAction::kCompare;
     out.config = std::move(cfg);
     return out;
   }
 
   std::string error;
-  if (sweep->parsed()) {
-    if (app.count("--cpus") > 0 || app.count("--ncpus") > 0)
-      return usage_error("sweep takes its CPU counts from 'sweep --cpus'; give --cpus after sweep");
-    if (sweep_cpus.find('N') != std::string::npos) {
-      std::string all = std::to_string(allowed_cpu_count());
-      for (size_t at; (at = sweep_cpus.find('N')) != std::string::npos;)
-        sweep_cpus.replace(at, 1, all);
-    }
-    auto counts = parse_cpu_counts(sweep_cpus, &error);
-    if (!counts) return usage_error(error);
-    auto placements = parse_placements(sweep_placements, &error);
-    if (!placements) return usage_error("sweep --placements: " + error);
-    cfg.sweep_cpus = *counts;
-    cfg.sweep_placements = *placements;
-    cfg.sweep_oversubscribe = beyond == "oversubscribe";
-    // Thread counts are per CPU in a sweep; one reader (or holder) per CPU
-    // unless given.
-    if (app.count("--readers") == 0 && app.count("--writers") == 0) {
-      cfg.readers = 1;
-      cfg.writers = 0;
-    } else {
-      if (app.count("--readers") == 0) cfg.readers = 0;
-      if (app.count("--writers") == 0) cfg.writers = 0;
-    }
-    if (threads_opt->count() == 0 && app.count("--writers") == 0) cfg.threads = 1;
-    const int per_cpu = std::max(cfg.readers + cfg.writers, cfg.threads);
-    if (std::int64_t(per_cpu) * cfg.sweep_cpus.back() > kMaxThreads)
-      return usage_error(fmt::format("sweep: {} CPUs x {} threads per CPU is over {} threads",
-                                     cfg.sweep_cpus.back(), per_cpu, kMaxThreads));
-  }
-  if (!hist_what.empty()) {
-    for (const auto& w : hist_what) (w == "hold" ? cfg.measure.hist_hold : cfg.measure.hist_wait) = true;
-  }
-  if (hist_what.empty() && (app.count("--hist-bucket") > 0 || app.count("--hist-buckets") > 0))
-    return usage_error("--hist-bucket and --hist-buckets shape a histogram: add --hist hold or "
-                       "--hist wait");
-  if (hist_bucket != "log2") {
-    auto width = parse_duration(hist_bucket, &error, std::chrono::nanoseconds(1));
-    if (!width || width->count() < 1)
-      return usage_error("--hist-bucket '" + hist_bucket + "': use log2 or a width such as 128ns");
-    cfg.measure.hist.mode = HistSpec::Mode::kLinear;
-    cfg.measure.hist.width_ns = std::uint64_t(width->count());
-  }
-
-  cfg.check = !no_check;
+  if (raw.sweep->parsed())
+    if (error = finish_sweep(app, raw, cfg); !error.empty()) return usage_error(error);
+  if (error = finish_histograms(app, raw, cfg); !error.empty()) return usage_error(error);
+  cfg.check = !raw.no_check;
   cfg.lock_given = app.count("--lock") > 0;
   cfg.duration_given = app.count("--duration") > 0;
   cfg.locks = select_locks(cfg.lock_spec, &error);
   if (cfg.locks.empty()) return usage_error(error);
+  if (error = finish_roles(app, cfg); !error.empty()) return usage_error(error);
+  if (error = finish_run_options(app, raw, cfg); !error.empty()) return usage_error(error);
+  if (error = output_paths_error(cfg, app); !error.empty()) return usage_error(error);
 
-  // Thread roles per family: rwlocks have readers and writers; semaphores
-  // and mutexes have only --threads (or --writers, read as the same).
-  const bool rw = cfg.selects(Family::kRwlock);
-  const bool exclusive = cfg.selects(Family::kSemaphore) || cfg.selects(Family::kMutex);
-  const bool writers_given = app.count("--writers") > 0, threads_given = threads_opt->count() > 0;
-  if (!rw && app.count("--readers") > 0)
-    return usage_error(fmt::format("--readers: '{}' has no shared mode; give the threads with "
-                                   "--threads N",
-                                   cfg.lock_spec));
-  if (!exclusive && threads_given)
-    return usage_error("--threads is for semaphores and mutexes; rwlocks take --readers and "
-                       "--writers");
-  if (!cfg.selects(Family::kSemaphore) && count_opt->count() > 0)
-    return usage_error("--count is for semaphores; no semaphore is selected");
-  if (exclusive && !rw && writers_given) {
-    if (threads_given && cfg.threads != cfg.writers)
-      return usage_error(fmt::format("--threads {} and --writers {} disagree", cfg.threads,
-                                     cfg.writers));
-    if (cfg.writers == 0) return usage_error("--writers 0: a semaphore or mutex run needs threads");
-    cfg.threads = cfg.writers;
-  }
-  if (rw && cfg.readers + cfg.writers == 0) return usage_error("--readers and --writers are both 0");
-  for (const std::string& text : inject_specs) {
-    auto spec = parse_inject_spec(text, &error);
-    if (!spec) return usage_error(error);
-    cfg.injection.specs.push_back(*spec);
-  }
-  if (cfg.readers + cfg.writers > kMaxThreads)
-    return usage_error(fmt::format("{} threads in all; at most {}", cfg.readers + cfg.writers,
-                                   kMaxThreads));
-  auto d = parse_duration(duration, &error);
-  if (!d) return usage_error("--duration: " + error);
-  cfg.duration = *d;
-  auto w = parse_duration(watchdog, &error);
-  if (!w) return usage_error("--watchdog: " + error);
-  cfg.watchdog = *w;
-  if (std::string why = watchdog_guard(cfg); !why.empty()) return usage_error(why);
-  if (app.count("--cpus") > 0 && app.count("--ncpus") > 0)
-    return usage_error("--cpus (which CPUs) and --ncpus (how many) are one choice; give one");
-  if (app.count("--ncpus") > 0) cfg.cpus.count = ncpus;
-  if (app.count("--cpus") > 0) {
-    auto spec = parse_cpu_spec(cpus, &error);
-    if (!spec) return usage_error(error);
-    cfg.cpus = *spec;
-  }
-  auto placed = parse_placements(placement, &error);
-  if (!placed || placed->size() != 1)
-    return usage_error("--placement '" + placement + "': use compact, scatter or smt");
-  cfg.placement = placed->front();
-  if (app.count("--seed") == 0) {
-    cfg.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
-  } else if (auto v = parse_seed(seed)) {
-    cfg.seed = *v;
-  } else {
-    return usage_error("--seed '" + seed + "': a number from 0 to 2^64-1, decimal or 0x hex");
-  }
-  if (std::string err = output_paths_error(cfg, app); !err.empty()) return usage_error(err);
-
-  CliOutcome out;
-  out.action = sweep->parsed() ? CliAction::kSweep
-               : suite->parsed() ? CliAction::kSuite
-                                 : CliAction::kRun;
+  out.action = raw.sweep->parsed()   ? CliAction::kSweep
+               : raw.suite->parsed() ? CliAction::kSuite
+                                     : CliAction::kRun;
   out.config = std::move(cfg);
   return out;
 }
