@@ -3,8 +3,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "platform/duration.h"
 
@@ -12,33 +14,51 @@ namespace rwstress {
 
 namespace {
 
+// Everything about a kind, declared once: its name and help, whether it
+// fires on a timer (global) or at points, whether it takes a duration, the
+// only point it may fire at, and its defaults. The parser, describe(), the
+// pause guard and `rwstress list injectors` read this table.
 struct KindInfo {
   InjectKind kind;
   const char* name;
-  const char* help;
+  const char* help;  // what it does; the defaults are added from the fields below
+  bool global = false;  // fires on a timer for every worker (every=, for=), not at points
+  bool timed = false;   // takes a duration: fixed(), uniform(), exp()
+  std::optional<InjectPoint> only_at = std::nullopt;  // the one point it fires at (the default)
+  double p = 1;                          // point kinds: probability per visit
+  std::chrono::nanoseconds dist{0};      // timed kinds: fixed(dist)
+  std::chrono::nanoseconds every{0};     // global kinds
+  std::chrono::nanoseconds span{0};      // global kinds but shuffle: for=
 };
 
+using namespace std::chrono_literals;
+
 constexpr KindInfo kKinds[] = {
-    {InjectKind::kYield, "yield", "sched_yield() at the point (default p=1)"},
-    {InjectKind::kDelay, "delay", "busy-wait a sampled time at the point (default fixed(1us))"},
-    {InjectKind::kSleep, "sleep",
-     "sleep a sampled time at the point, as a preemption would (default fixed(100us))"},
-    {InjectKind::kLongHold, "long-hold",
-     "an occasional very long critical section; in-cs only (default p=0.001, fixed(10ms))"},
-    {InjectKind::kStall, "stall",
-     "freeze one thread at a time mid-operation (default p=0.0001, fixed(100ms))"},
-    {InjectKind::kSpuriousWake, "spurious-wake",
-     "futex_wait returns without a wake; point futex-wait (default p=0.1)"},
-    {InjectKind::kStutter, "stutter",
-     "pause every worker together, release together (every=, for=; default 500ms, 50ms)"},
-    {InjectKind::kShuffle, "shuffle", "re-pin the threads to other CPUs (every=; default 200ms)"},
+    {InjectKind::kYield, "yield", "sched_yield() at the point"},
+    {InjectKind::kDelay, "delay", "busy-wait a sampled time at the point", false, true,
+     std::nullopt, 1, 1us},
+    {InjectKind::kSleep, "sleep", "sleep a sampled time at the point, as a preemption would",
+     false, true, std::nullopt, 1, 100us},
+    {InjectKind::kLongHold, "long-hold", "an occasional very long critical section", false, true,
+     InjectPoint::kInCs, 0.001, 10ms},
+    {InjectKind::kStall, "stall", "freeze one thread at a time mid-operation", false, true,
+     std::nullopt, 0.0001, 100ms},
+    {InjectKind::kSpuriousWake, "spurious-wake", "futex_wait returns without a wake", false, false,
+     InjectPoint::kFutexWait, 0.1},
+    {InjectKind::kStutter, "stutter", "pause every worker together, release together", true,
+     false, std::nullopt, 1, 0ns, 500ms, 50ms},
+    {InjectKind::kShuffle, "shuffle", "re-pin the threads to other CPUs", true, false,
+     std::nullopt, 1, 0ns, 200ms},
     {InjectKind::kCpuOffline, "cpu-offline",
-     "take one CPU from every thread's allowed set for a while (every=, for=; default 500ms, "
-     "100ms)"},
+     "take one CPU from every thread's allowed set for a while", true, false, std::nullopt, 1, 0ns,
+     500ms, 100ms},
     {InjectKind::kPriority, "priority",
      "one thread, for a while: reniced to 19, or every other time a SCHED_FIFO burst where "
-     "permitted (every=, for=; default 300ms, 100ms)"},
+     "permitted",
+     true, false, std::nullopt, 1, 0ns, 300ms, 100ms},
 };
+
+const KindInfo& info(InjectKind k) { return kKinds[int(k)]; }
 
 struct PointInfo {
   InjectPoint point;
@@ -84,14 +104,25 @@ constexpr auto kShortest = std::chrono::nanoseconds(1);
 }  // namespace
 
 const char* inject_kind_name(InjectKind k) { return kKinds[int(k)].name; }
-const char* inject_kind_help(InjectKind k) { return kKinds[int(k)].help; }
+std::string inject_kind_help(InjectKind k) {
+  // The defaults, from the table: "(in-cs only; default p=0.001, fixed(10ms))".
+  const KindInfo& i = info(k);
+  std::vector<std::string> defaults;
+  if (i.global) {
+    defaults.push_back("every=" + format_duration(i.every));
+    if (i.span.count()) defaults.push_back("for=" + format_duration(i.span));
+  } else {
+    defaults.push_back(fmt::format("p={}", i.p));
+    if (i.timed) defaults.push_back(fmt::format("fixed({})", format_duration(i.dist)));
+  }
+  return fmt::format("{} ({}default {})", i.help,
+                     i.only_at ? fmt::format("{} only; ", inject_point_name(*i.only_at)) : "",
+                     fmt::join(defaults, ", "));
+}
 const char* inject_point_name(InjectPoint p) { return kPoints[int(p)].name; }
 const char* inject_point_help(InjectPoint p) { return kPoints[int(p)].help; }
 
-bool is_global(InjectKind k) {
-  return k == InjectKind::kStutter || k == InjectKind::kShuffle || k == InjectKind::kCpuOffline ||
-         k == InjectKind::kPriority;
-}
+bool is_global(InjectKind k) { return info(k).global; }
 
 std::chrono::nanoseconds Distribution::sample(std::mt19937_64& rng) const {
   switch (shape) {
@@ -116,14 +147,8 @@ std::chrono::nanoseconds Distribution::max() const {
 }
 
 std::chrono::nanoseconds InjectSpec::longest_pause() const {
-  switch (kind) {
-    case InjectKind::kDelay:
-    case InjectKind::kSleep:
-    case InjectKind::kLongHold:
-    case InjectKind::kStall: return dist.max();
-    case InjectKind::kStutter: return span;
-    default: return std::chrono::nanoseconds(0);
-  }
+  if (info(kind).timed) return dist.max();
+  return kind == InjectKind::kStutter ? span : std::chrono::nanoseconds(0);  // every worker paused
 }
 
 std::string Distribution::describe() const {
@@ -145,194 +170,176 @@ std::string InjectSpec::describe() const {
     if (kind != InjectKind::kShuffle) params.push_back("for=" + format_duration(span));
   } else {
     params.push_back(every_visits ? fmt::format("every={}", every_visits) : fmt::format("p={}", p));
-    if (kind != InjectKind::kYield && kind != InjectKind::kSpuriousWake)
-      params.push_back(dist.describe());
+    if (info(kind).timed) params.push_back(dist.describe());
   }
   out += ":";
   for (size_t i = 0; i < params.size(); ++i) out += (i ? "," : "") + params[i];
   return out;
 }
 
-std::optional<InjectSpec> parse_inject_spec(std::string_view text, std::string* error) {
-  auto bad = [&](std::string why, std::string_view where) -> std::optional<InjectSpec> {
+namespace {
+
+// One --inject spec being parsed: where it is, and how to say what is wrong.
+struct SpecParser {
+  std::string_view text;
+  std::string* error;
+  InjectSpec spec;
+  bool has_dist = false;
+
+  bool bad(const std::string& why, std::string_view where) {
     *error = fmt::format("--inject '{}': {}{}", text, why,
                          where.empty() ? "" : fmt::format(" at '{}'", where));
-    return std::nullopt;
-  };
-  InjectSpec spec;
-  spec.text = std::string(text);
-  const size_t colon = text.find(':');
-  std::string_view head = text.substr(0, colon);
-  std::string_view params = colon == text.npos ? std::string_view() : text.substr(colon + 1);
-  const size_t at = head.find('@');
-  std::string_view kind_name = head.substr(0, at);
-
-  bool known_kind = false;
-  for (const auto& k : kKinds)
-    if (kind_name == k.name) {
-      spec.kind = k.kind;
-      known_kind = true;
-    }
-  if (!known_kind) {
-    std::string names;
-    for (const auto& k : kKinds) names += fmt::format("{}{}", names.empty() ? "" : ", ", k.name);
-    return bad(fmt::format("unknown injector (one of: {})", names), kind_name);
+    return false;
   }
 
-  if (at != head.npos) {
-    if (is_global(spec.kind)) return bad("a global injector takes no point", head.substr(at));
+  // KIND[@POINT[+POINT...]]; the kind's defaults from its row of kKinds.
+  bool head(std::string_view head) {
+    const size_t at = head.find('@');
+    const std::string_view kind_name = head.substr(0, at);
+    const KindInfo* kind = nullptr;
+    for (const auto& k : kKinds)
+      if (kind_name == k.name) kind = &k;
+    if (!kind) {
+      std::string names;
+      for (const auto& k : kKinds) names += fmt::format("{}{}", names.empty() ? "" : ", ", k.name);
+      return bad(fmt::format("unknown injector (one of: {})", names), kind_name);
+    }
+    spec.kind = kind->kind;
+    spec.p = kind->p;
+    spec.dist.a = kind->dist;
+    spec.every = kind->every;
+    spec.span = kind->span;
+    if (at == head.npos) return true;
+    if (kind->global) return bad("a global injector takes no point", head.substr(at));
     std::string_view rest = head.substr(at + 1);
     while (true) {
-      size_t plus = rest.find('+');
-      std::string_view name = rest.substr(0, plus);
-      bool found = false;
+      const size_t plus = rest.find('+');
+      const std::string_view name = rest.substr(0, plus);
+      const PointInfo* point = nullptr;
       for (const auto& p : kPoints)
-        if (name == p.name) {
-          spec.points.push_back(p.point);
-          found = true;
-        }
-      if (!found) return bad("unknown point (see rwstress list injectors)", name);
-      if (plus == rest.npos) break;
+        if (name == p.name) point = &p;
+      if (!point) return bad("unknown point (see rwstress list injectors)", name);
+      spec.points.push_back(point->point);
+      if (plus == rest.npos) return true;
       rest = rest.substr(plus + 1);
     }
   }
 
-  // Defaults, then the parameters.
-  using namespace std::chrono_literals;
-  spec.p = 1;
-  switch (spec.kind) {
-    case InjectKind::kDelay: spec.dist.a = 1us; break;
-    case InjectKind::kSleep: spec.dist.a = 100us; break;
-    case InjectKind::kLongHold:
-      spec.p = 0.001;
-      spec.dist.a = 10ms;
-      break;
-    case InjectKind::kStall:
-      spec.p = 0.0001;
-      spec.dist.a = 100ms;
-      break;
-    case InjectKind::kSpuriousWake: spec.p = 0.1; break;
-    case InjectKind::kStutter:
-      spec.every = 500ms;
-      spec.span = 50ms;
-      break;
-    case InjectKind::kShuffle: spec.every = 200ms; break;
-    case InjectKind::kCpuOffline:
-      spec.every = 500ms;
-      spec.span = 100ms;
-      break;
-    case InjectKind::kPriority:
-      spec.every = 300ms;
-      spec.span = 100ms;
-      break;
-    default: break;
+  std::optional<std::chrono::nanoseconds> duration(std::string_view s, std::string_view param) {
+    std::string err;
+    auto d = parse_duration(std::string(s), &err, kShortest);
+    if (!d) bad(err, param);
+    return d;
   }
 
-  bool has_dist = false, has_rate = false;
-  if (!params.empty()) {
-    for (std::string_view param : split_params(params)) {
-      auto duration = [&](std::string_view s) -> std::optional<std::chrono::nanoseconds> {
-        std::string err;
-        auto d = parse_duration(std::string(s), &err, kShortest);
-        if (!d) bad(err, param);
-        return d;
-      };
-      auto dist_arg = [&](std::string_view name) -> std::optional<std::string_view> {
-        if (param.substr(0, name.size()) != name || param.back() != ')') return std::nullopt;
-        return param.substr(name.size(), param.size() - name.size() - 1);
-      };
-      if (param.substr(0, 2) == "p=") {
-        if (is_global(spec.kind)) return bad("a global injector has no probability", param);
-        std::string num(param.substr(2));
-        char* end = nullptr;
-        double p = std::strtod(num.c_str(), &end);
-        if (num.empty() || *end != '\0' || !(p > 0 && p <= 1))
-          return bad("p must be a probability in (0, 1]", param);
-        spec.p = p;
-        has_rate = true;
-      } else if (param.substr(0, 6) == "every=") {
-        std::string value(param.substr(6));
-        if (is_global(spec.kind)) {
-          auto d = duration(value);
-          if (!d) return std::nullopt;
-          spec.every = *d;
-        } else {
-          std::uint64_t n = 0;
-          auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-          if (value.empty() || ec != std::errc() || end != value.data() + value.size() || n == 0)
-            return bad("every= takes a count of visits (1, 2, ... up to 2^64-1) at a point", param);
-          spec.every_visits = n;
-          spec.p = 0;
-        }
-        has_rate = true;
-      } else if (param.substr(0, 4) == "for=") {
-        if (!is_global(spec.kind) || spec.kind == InjectKind::kShuffle)
-          return bad("for= is for stutter, cpu-offline and priority", param);
-        auto d = duration(param.substr(4));
-        if (!d) return std::nullopt;
-        spec.span = *d;
-      } else if (auto arg = dist_arg("fixed(")) {
-        auto d = duration(*arg);
-        if (!d) return std::nullopt;
-        spec.dist = {Distribution::Shape::kFixed, *d, {}};
-        has_dist = true;
-      } else if (auto arg = dist_arg("exp(")) {
-        auto d = duration(*arg);
-        if (!d) return std::nullopt;
-        spec.dist = {Distribution::Shape::kExp, *d, {}};
-        has_dist = true;
-      } else if (auto arg = dist_arg("uniform(")) {
-        size_t comma = arg->find(',');
-        if (comma == arg->npos) return bad("uniform takes two durations: uniform(1us,5us)", param);
-        auto lo = duration(arg->substr(0, comma));
-        if (!lo) return std::nullopt;
-        auto hi = duration(arg->substr(comma + 1));
-        if (!hi) return std::nullopt;
-        if (*hi < *lo) return bad("uniform(low,high) with high below low", param);
-        spec.dist = {Distribution::Shape::kUniform, *lo, *hi};
-        has_dist = true;
+  // p=, every=, for=, fixed(), uniform(), exp().
+  bool param(std::string_view param) {
+    const bool global = info(spec.kind).global;
+    auto dist_arg = [&](std::string_view name) -> std::optional<std::string_view> {
+      if (param.substr(0, name.size()) != name || param.back() != ')') return std::nullopt;
+      return param.substr(name.size(), param.size() - name.size() - 1);
+    };
+    if (param.substr(0, 2) == "p=") {
+      if (global) return bad("a global injector has no probability", param);
+      std::string num(param.substr(2));
+      char* end = nullptr;
+      double p = std::strtod(num.c_str(), &end);
+      if (num.empty() || *end != '\0' || !(p > 0 && p <= 1))
+        return bad("p must be a probability in (0, 1]", param);
+      spec.p = p;
+    } else if (param.substr(0, 6) == "every=") {
+      std::string value(param.substr(6));
+      if (global) {
+        auto d = duration(value, param);
+        if (!d) return false;
+        spec.every = *d;
       } else {
-        return bad("unknown parameter (p=, every=, for=, fixed(), uniform(), exp())", param);
+        std::uint64_t n = 0;
+        auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+        if (value.empty() || ec != std::errc() || end != value.data() + value.size() || n == 0)
+          return bad("every= takes a count of visits (1, 2, ... up to 2^64-1) at a point", param);
+        spec.every_visits = n;
+        spec.p = 0;
       }
+    } else if (param.substr(0, 4) == "for=") {
+      if (!global || spec.kind == InjectKind::kShuffle)
+        return bad("for= is for stutter, cpu-offline and priority", param);
+      auto d = duration(param.substr(4), param);
+      if (!d) return false;
+      spec.span = *d;
+    } else if (auto arg = dist_arg("fixed(")) {
+      auto d = duration(*arg, param);
+      if (!d) return false;
+      spec.dist = {Distribution::Shape::kFixed, *d, {}};
+      has_dist = true;
+    } else if (auto arg = dist_arg("exp(")) {
+      auto d = duration(*arg, param);
+      if (!d) return false;
+      spec.dist = {Distribution::Shape::kExp, *d, {}};
+      has_dist = true;
+    } else if (auto arg = dist_arg("uniform(")) {
+      const size_t comma = arg->find(',');
+      if (comma == arg->npos) return bad("uniform takes two durations: uniform(1us,5us)", param);
+      auto lo = duration(arg->substr(0, comma), param);
+      if (!lo) return false;
+      auto hi = duration(arg->substr(comma + 1), param);
+      if (!hi) return false;
+      if (*hi < *lo) return bad("uniform(low,high) with high below low", param);
+      spec.dist = {Distribution::Shape::kUniform, *lo, *hi};
+      has_dist = true;
+    } else {
+      return bad("unknown parameter (p=, every=, for=, fixed(), uniform(), exp())", param);
     }
+    return true;
   }
-  (void)has_rate;
 
-  // What each kind requires or forbids.
-  const bool timed = spec.kind == InjectKind::kDelay || spec.kind == InjectKind::kSleep ||
-                     spec.kind == InjectKind::kLongHold || spec.kind == InjectKind::kStall;
-  if (has_dist && !timed) return bad(fmt::format("{} takes no duration", kind_name), params);
-  if (is_global(spec.kind)) {
-    if (spec.span >= spec.every && spec.kind != InjectKind::kShuffle)
-      return bad("for= must be shorter than every=", params);
-    return spec;
-  }
-  if (spec.kind == InjectKind::kSpuriousWake) {
-    if (spec.points.empty()) spec.points.push_back(InjectPoint::kFutexWait);
+  // What the kind requires or forbids, from its row of kKinds.
+  bool rules(std::string_view head, std::string_view params) {
+    const KindInfo& k = info(spec.kind);
+    if (has_dist && !k.timed) return bad(fmt::format("{} takes no duration", k.name), params);
+    if (k.global) {
+      if (k.span.count() && spec.span >= spec.every)
+        return bad("for= must be shorter than every=", params);
+      return true;
+    }
+    if (k.only_at) {
+      if (spec.points.empty()) spec.points.push_back(*k.only_at);
+      for (InjectPoint p : spec.points)
+        if (p != *k.only_at)
+          return bad(fmt::format("{} fires only at {}", k.name, inject_point_name(*k.only_at)),
+                     inject_point_name(p));
+      return true;
+    }
+    if (spec.points.empty())
+      return bad(fmt::format("{} needs a point: {}@POINT (see rwstress list injectors)", k.name,
+                             k.name),
+                 head);
     for (InjectPoint p : spec.points)
-      if (p != InjectPoint::kFutexWait)
-        return bad("spurious-wake fires only at futex-wait", inject_point_name(p));
-    return spec;
+      if (p == InjectPoint::kFutexWait)
+        return bad("futex-wait is for spurious-wake only", inject_point_name(p));
+    return true;
   }
-  if (spec.kind == InjectKind::kLongHold) {
-    if (spec.points.empty()) spec.points.push_back(InjectPoint::kInCs);
-    for (InjectPoint p : spec.points)
-      if (p != InjectPoint::kInCs) return bad("long-hold fires only at in-cs", inject_point_name(p));
-    return spec;
-  }
-  if (spec.points.empty())
-    return bad(fmt::format("{} needs a point: {}@POINT (see rwstress list injectors)", kind_name,
-                           kind_name),
-               head);
-  for (InjectPoint p : spec.points)
-    if (p == InjectPoint::kFutexWait)
-      return bad("futex-wait is for spurious-wake only", inject_point_name(p));
-  return spec;
+};
+
+}  // namespace
+
+std::optional<InjectSpec> parse_inject_spec(std::string_view text, std::string* error) {
+  SpecParser parser{text, error, {}};
+  parser.spec.text = std::string(text);
+  const size_t colon = text.find(':');
+  const std::string_view head = text.substr(0, colon);
+  const std::string_view params = colon == text.npos ? std::string_view() : text.substr(colon + 1);
+  if (!parser.head(head)) return std::nullopt;
+  if (!params.empty())
+    for (std::string_view param : split_params(params))
+      if (!parser.param(param)) return std::nullopt;
+  if (!parser.rules(head, params)) return std::nullopt;
+  return parser.spec;
 }
 
 std::string describe_injectors() {
   std::string out = "injectors (--inject KIND[@POINT[+POINT...]][:PARAM,...]):\n";
-  for (const auto& k : kKinds) out += fmt::format("  {:<14} {}\n", k.name, k.help);
+  for (const auto& k : kKinds) out += fmt::format("  {:<14} {}\n", k.name, inject_kind_help(k.kind));
   out += "\npoints:\n";
   for (const auto& p : kPoints) out += fmt::format("  {:<15} {}\n", p.name, p.help);
   out +=

@@ -62,7 +62,7 @@ constexpr InjectPoint inject_point_of(HookPoint p) {
 
 const char* inject_kind_name(InjectKind k);
 const char* inject_point_name(InjectPoint p);
-const char* inject_kind_help(InjectKind k);
+std::string inject_kind_help(InjectKind k);  // with its defaults
 const char* inject_point_help(InjectPoint p);
 bool is_global(InjectKind k);  // fires on a timer, not at points
 
