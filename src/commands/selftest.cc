@@ -178,101 +178,113 @@ int run_controls(const SelftestOptions& opt, const Topology& topology,
 
 }  // namespace
 
-int run_selftest(const SelftestOptions& opt, const Topology& topology,
-                 const std::function<void(const std::string&)>& print) {
-  using Clock = std::chrono::steady_clock;
-  const auto cap = opt.short_form ? std::chrono::seconds(2) : std::chrono::seconds(5);
-  const std::vector<int> cpus = topology.placement_order(Placement::kCompact);
-  int failures = 0;
+namespace {
 
-  auto run_timed = [&](RunFn fn, const LockMeta& meta, Scenario sc, double* seconds) {
-    sc.plan = topology.plan(sc.threads(), cpus);
-    sc.topology = &topology;
-    auto t0 = Clock::now();
-    RunResult r = fn(sc, meta);
-    *seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    return r;
-  };
-  auto base = [&](Family f) {
+// The busted half of the selftest: each busted lock in its recipe's shape,
+// in a child process, where it must be caught.
+struct BustedRunner {
+  const SelftestOptions& opt;
+  const Topology& topology;
+  const std::function<void(const std::string&)>& print;
+  std::chrono::seconds cap;
+  std::vector<int> cpus;
+  std::size_t bug_width = 0;  // the widest bug class (a busted entry's registry origin)
+
+  Scenario scenario(const BustedCase& c, const LockEntry& e) const {
     Scenario sc;
-    sc.family = f;
+    sc.family = e.meta.family;
     sc.seed = opt.seed;
     sc.count = 2;
-    return sc;
-  };
-
-  print(fmt::format("busted locks, each in a child process: a run stops at its first violation "
-                    "(cap {}s, watchdog 2s)",
-                    cap.count()));
-  std::size_t bug_width = 0;  // the bug classes are the busted entries' origins in the registry
-  for (const BustedCase& c : kCases)
-    if (const LockEntry* e = find_lock(c.lock)) bug_width = std::max(bug_width, e->meta.origin.size());
-  print(fmt::format(fmt::runtime(kRow), "LOCK", "BUG CLASS", bug_width, "EXPECTED", "OBSERVED",
-                    "SECONDS", "RESULT"));
-  for (const BustedCase& c : kCases) {
-    const LockEntry* e = find_lock(c.lock);
-    if (!e) {
-      print(fmt::format("{}: not registered", c.lock));
-      ++failures;
-      continue;
-    }
-    Scenario sc = base(e->meta.family);
-    sc.readers = e->meta.family == Family::kRwlock ? c.readers : 0;
+    sc.readers = e.meta.family == Family::kRwlock ? c.readers : 0;
     sc.writers = c.writers;
     sc.cs_read_loops = c.cs_read;
     sc.duration = cap;
     sc.watchdog = std::chrono::seconds(2);
     sc.fail_fast = c.expected != Verdict::kStarved;
-    InjectionPlan plan;
-    if (!c.injection.empty()) {
-      std::string err;
-      plan.specs.push_back(*parse_inject_spec(c.injection, &err));
-    }
-    auto row = [&](RunFn fn, std::string_view how, bool required = true) {
-      auto attempt = [&] {
-        return run_isolated(
-            [&] {
-              IsolatedOutcome mine;
-              const RunResult r = run_timed(fn, e->meta, sc, &mine.seconds);
-              mine.verdict = r.verdict;
-              mine.others_share = r.others_share;
-              return mine;
-            },
-            std::chrono::duration_cast<std::chrono::seconds>(cap) + std::chrono::seconds(30));
-      };
-      IsolatedOutcome o = attempt();
-      bool ok = caught(c, o.verdict);
-      // A race is a matter of scheduling: one run in tens can miss it (CI
-      // saw busted-ticket-wrap PASS once in 2 s). A required case gets one
-      // more run, and the row says so; the time is both runs'.
-      bool second = false;
-      if (!ok && required) {
-        const double first = o.seconds;
-        o = attempt();
-        ok = caught(c, o.verdict);
-        o.seconds += first;
-        second = true;
-      }
-      std::string result = ok ? "caught" : required ? "MISSED" : "not caught";
-      if (!ok && c.expected == Verdict::kStarved && o.others_share >= kOthersShare)
-        result += fmt::format(" (not judged: other programs had {:.0f}% of the CPUs)",
-                              100 * o.others_share);
-      if (ok && second) result += " on a second run";
-      if (!how.empty()) result += fmt::format(" ({})", how);
-      print(fmt::format(fmt::runtime(kRow), c.lock, e->meta.origin, bug_width,
-                        verdict_name(c.expected), verdict_name(o.verdict),
-                        ok ? fmt::format("{:.2f}", o.seconds) : "-", result));
-      return ok;
-    };
-    if (!c.injection.empty()) {
-      if (!opt.short_form) row(e->run, "without injection", false);  // shown, not required
-      sc.injection = &plan;
-      if (!row(e->run_instrumented, fmt::format("with --inject {}", c.injection))) ++failures;
-    } else if (!row(e->run, "")) {
-      ++failures;
-    }
+    sc.plan = topology.plan(sc.threads(), cpus);
+    sc.topology = &topology;
+    return sc;
   }
 
+  IsolatedOutcome attempt(RunFn fn, const LockEntry& e, const Scenario& sc) const {
+    return run_isolated(
+        [&] {
+          IsolatedOutcome mine;
+          const auto t0 = std::chrono::steady_clock::now();
+          const RunResult r = fn(sc, e.meta);
+          mine.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          mine.verdict = r.verdict;
+          mine.others_share = r.others_share;
+          return mine;
+        },
+        cap + std::chrono::seconds(30));
+  }
+
+  // One row: the case run (twice if required and missed the first time).
+  // A race is a matter of scheduling: one run in tens can miss it (CI saw
+  // busted-ticket-wrap PASS once in 2 s); the row says when a second run
+  // caught it, and its time is both runs'.
+  bool row(const BustedCase& c, const LockEntry& e, RunFn fn, const Scenario& sc,
+           std::string_view how, bool required) const {
+    IsolatedOutcome o = attempt(fn, e, sc);
+    bool ok = caught(c, o.verdict);
+    bool second = false;
+    if (!ok && required) {
+      const double first = o.seconds;
+      o = attempt(fn, e, sc);
+      ok = caught(c, o.verdict);
+      o.seconds += first;
+      second = true;
+    }
+    std::string result = ok ? "caught" : required ? "MISSED" : "not caught";
+    if (!ok && c.expected == Verdict::kStarved && o.others_share >= kOthersShare)
+      result += fmt::format(" (not judged: other programs had {:.0f}% of the CPUs)",
+                            100 * o.others_share);
+    if (ok && second) result += " on a second run";
+    if (!how.empty()) result += fmt::format(" ({})", how);
+    print(fmt::format(fmt::runtime(kRow), c.lock, e.meta.origin, bug_width,
+                      verdict_name(c.expected), verdict_name(o.verdict),
+                      ok ? fmt::format("{:.2f}", o.seconds) : "-", result));
+    return ok;
+  }
+
+  // One case: 1 if it was not caught (or its lock is not registered).
+  int run(const BustedCase& c) const {
+    const LockEntry* e = find_lock(c.lock);
+    if (!e) {
+      print(fmt::format("{}: not registered", c.lock));
+      return 1;
+    }
+    Scenario sc = scenario(c, *e);
+    if (c.injection.empty()) return row(c, *e, e->run, sc, "", true) ? 0 : 1;
+    std::string err;
+    InjectionPlan plan;
+    plan.specs.push_back(*parse_inject_spec(c.injection, &err));
+    if (!opt.short_form) row(c, *e, e->run, sc, "without injection", false);  // shown only
+    sc.injection = &plan;
+    return row(c, *e, e->run_instrumented, sc, fmt::format("with --inject {}", c.injection), true)
+               ? 0
+               : 1;
+  }
+};
+
+}  // namespace
+
+int run_selftest(const SelftestOptions& opt, const Topology& topology,
+                 const std::function<void(const std::string&)>& print) {
+  BustedRunner busted{opt, topology, print,
+                      opt.short_form ? std::chrono::seconds(2) : std::chrono::seconds(5),
+                      topology.placement_order(Placement::kCompact)};
+  for (const BustedCase& c : kCases)
+    if (const LockEntry* e = find_lock(c.lock))
+      busted.bug_width = std::max(busted.bug_width, e->meta.origin.size());
+  print(fmt::format("busted locks, each in a child process: a run stops at its first violation "
+                    "(cap {}s, watchdog 2s)",
+                    busted.cap.count()));
+  print(fmt::format(fmt::runtime(kRow), "LOCK", "BUG CLASS", busted.bug_width, "EXPECTED",
+                    "OBSERVED", "SECONDS", "RESULT"));
+  int failures = 0;
+  for (const BustedCase& c : kCases) failures += busted.run(c);
   failures += run_controls(opt, topology, print);
   print("");
   print(failures == 0 ? "selftest: every busted lock caught, no control flagged -> PASS"
