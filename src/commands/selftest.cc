@@ -210,9 +210,10 @@ struct BustedRunner {
     return run_isolated(
         [&] {
           IsolatedOutcome mine;
-          const auto t0 = std::chrono::steady_clock::now();
+          using Clock = std::chrono::steady_clock;
+          const auto t0 = Clock::now();
           const RunResult r = fn(sc, e.meta);
-          mine.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          mine.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
           mine.verdict = r.verdict;
           mine.others_share = r.others_share;
           return mine;
