@@ -67,6 +67,19 @@ inline void measure_released() {
     if (tl_lockstat) tl_lockstat->released();
 }
 
+// The end of every checked pass, after the checker has left: the
+// before-release point, the release phase, the end of the hold for
+// lockstat (unless a downgrade ended it already), the release, the
+// after-release point. (--no-check's pass below has its own, shorter tail.)
+template <bool kInstrumented, class Release>
+inline void release_tail(WorkerSlot& slot, Phase phase, Release release, bool ends_hold = true) {
+  maybe_inject<kInstrumented>(InjectPoint::kBeforeRelease);
+  slot.phase.store(phase, std::memory_order_relaxed);
+  if (ends_hold) measure_released<kInstrumented>();
+  release();
+  maybe_inject<kInstrumented>(InjectPoint::kAfterRelease);
+}
+
 // --no-check: the pass of liburcu's test_rwlock and nothing more: acquire,
 // the critical-section work, release. No checker, no trylock or downgrade
 // mix. The plain instantiation stores no phase either: with a fast path of
@@ -226,6 +239,14 @@ void unchecked_worker(const std::shared_ptr<LockRunShared<Lock>>& shared, int in
     if (reader) return run_as.template operator()<true>();
   }
   run_as.template operator()<false>();
+}
+
+// A worker of any family: --no-check's loop, or the worker loop over the
+// family's checked pass, called as pass(slot, rng, seq).
+template <class Lock, bool kInstrumented, class Pass>
+void family_worker(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, Pass pass) {
+  if (!shared->scenario.check) return unchecked_worker<Lock, kInstrumented>(shared, index);
+  worker_loop<kInstrumented>(shared, index, pass);
 }
 
 // Sums the workers' firing counts per spec and point, adds the global

@@ -47,24 +47,16 @@ void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt1993
   s.record.check_holds(value, index, ViolationKind::kTornRecord,
                        "another holder changed the record during my hold", s.violations);
   s.exclusion.writer_exit();
-  maybe_inject<kInstrumented>(InjectPoint::kBeforeRelease);
-  slot.phase.store(Phase::kRelease, std::memory_order_relaxed);
-  measure_released<kInstrumented>();
-  s.lock.unlock();
-  maybe_inject<kInstrumented>(InjectPoint::kAfterRelease);
+  release_tail<kInstrumented>(slot, Phase::kRelease, [&] { s.lock.unlock(); });
 }
 
 template <class Lock, bool kInstrumented>
 void mutex_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
-  if (!s.scenario.check) {
-    unchecked_worker<Lock, kInstrumented>(shared, index);
-    return;
-  }
-  worker_loop<kInstrumented>(shared, index,
-                       [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
-                         mutex_pass<kInstrumented>(s, index, slot, rng, seq);
-                       });
+  family_worker<Lock, kInstrumented>(
+      shared, index, [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
+        mutex_pass<kInstrumented>(s, index, slot, rng, seq);
+      });
 }
 
 // Trylock truth: free -> another thread's trylock succeeds; held -> it fails;

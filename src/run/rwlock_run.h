@@ -56,11 +56,7 @@ void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
     slot.phase.store(Phase::kHoldRead, std::memory_order_relaxed);
     maybe_inject<kInstrumented>(InjectPoint::kInCs);
     check_snapshot(s, index, r);
-    maybe_inject<kInstrumented>(InjectPoint::kBeforeRelease);
-    slot.phase.store(Phase::kUpRead, std::memory_order_relaxed);
-    measure_released<kInstrumented>();
-    s.lock.up_read();
-    maybe_inject<kInstrumented>(InjectPoint::kAfterRelease);
+    release_tail<kInstrumented>(slot, Phase::kUpRead, [&] { s.lock.up_read(); });
     return;
   }
   acquire<kInstrumented, HasReadTrylock<Lock>>(
@@ -75,11 +71,7 @@ void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   maybe_inject<kInstrumented>(InjectPoint::kInCs);
   s.record.check_whole(index, s.violations);
   s.exclusion.reader_exit();
-  maybe_inject<kInstrumented>(InjectPoint::kBeforeRelease);
-  slot.phase.store(Phase::kUpRead, std::memory_order_relaxed);
-  measure_released<kInstrumented>();
-  s.lock.up_read();
-  maybe_inject<kInstrumented>(InjectPoint::kAfterRelease);
+  release_tail<kInstrumented>(slot, Phase::kUpRead, [&] { s.lock.up_read(); });
 }
 
 template <bool kInstrumented, class Lock>
@@ -98,10 +90,7 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
     maybe_inject<kInstrumented>(InjectPoint::kInCs);
     auto* old = s.lock.publish(new typename Lock::Version(record_value(index, seq)));
     s.exclusion.writer_exit();
-    slot.phase.store(Phase::kUpWrite, std::memory_order_relaxed);
-    measure_released<kInstrumented>();
-    s.lock.up_write();
-    maybe_inject<kInstrumented>(InjectPoint::kAfterRelease);
+    release_tail<kInstrumented>(slot, Phase::kUpWrite, [&] { s.lock.up_write(); });
     s.lock.retire(old, seq);
     return;
   }
@@ -129,36 +118,25 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
       s.record.check_holds(value, index, ViolationKind::kDowngrade,
                            "a writer changed the record after my downgrade_write", s.violations);
       s.exclusion.reader_exit();
-      maybe_inject<kInstrumented>(InjectPoint::kBeforeRelease);
-      slot.phase.store(Phase::kUpRead, std::memory_order_relaxed);
-      s.lock.up_read();
-      maybe_inject<kInstrumented>(InjectPoint::kAfterRelease);
+      release_tail<kInstrumented>(slot, Phase::kUpRead, [&] { s.lock.up_read(); }, false);
       return;
     }
   }
   s.exclusion.writer_exit();
-  maybe_inject<kInstrumented>(InjectPoint::kBeforeRelease);
-  slot.phase.store(Phase::kUpWrite, std::memory_order_relaxed);
-  measure_released<kInstrumented>();
-  s.lock.up_write();
-  maybe_inject<kInstrumented>(InjectPoint::kAfterRelease);
+  release_tail<kInstrumented>(slot, Phase::kUpWrite, [&] { s.lock.up_write(); });
 }
 
 template <class Lock, bool kInstrumented>
 void rw_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
   const bool writer = index >= s.scenario.readers;
-  if (!s.scenario.check) {
-    unchecked_worker<Lock, kInstrumented>(shared, index);
-    return;
-  }
-  worker_loop<kInstrumented>(shared, index,
-                       [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
-                         if (writer)
-                           rw_writer_pass<kInstrumented>(s, index, slot, rng, seq);
-                         else
-                           rw_reader_pass<kInstrumented>(s, index, slot, rng);
-                       });
+  family_worker<Lock, kInstrumented>(
+      shared, index, [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
+        if (writer)
+          rw_writer_pass<kInstrumented>(s, index, slot, rng, seq);
+        else
+          rw_reader_pass<kInstrumented>(s, index, slot, rng);
+      });
 }
 
 // After every worker left, the lock must be free.

@@ -51,24 +51,16 @@ void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   }
   maybe_inject<kInstrumented>(InjectPoint::kInCs);
   s.bound.exit();
-  maybe_inject<kInstrumented>(InjectPoint::kBeforeRelease);
-  slot.phase.store(Phase::kRelease, std::memory_order_relaxed);
-  measure_released<kInstrumented>();
-  s.lock.up();
-  maybe_inject<kInstrumented>(InjectPoint::kAfterRelease);
+  release_tail<kInstrumented>(slot, Phase::kRelease, [&] { s.lock.up(); });
 }
 
 template <class Lock, bool kInstrumented>
 void semaphore_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
-  if (!s.scenario.check) {
-    unchecked_worker<Lock, kInstrumented>(shared, index);
-    return;
-  }
-  worker_loop<kInstrumented>(shared, index,
-                       [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
-                         semaphore_pass<kInstrumented>(s, index, slot, rng, seq);
-                       });
+  family_worker<Lock, kInstrumented>(
+      shared, index, [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
+        semaphore_pass<kInstrumented>(s, index, slot, rng, seq);
+      });
 }
 
 // Takes up to `count` units with down_trylock, each retried for a while (a
