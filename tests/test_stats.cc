@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "model/stats.h"
+#include "model/verdict.h"
 #include "platform/topology.h"
 #include "registry/registry.h"
 #include "run/run_driver.h"

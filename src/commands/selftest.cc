@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "model/stats.h"
+#include "model/verdict.h"
 #include "registry/registry.h"
 #include "run/run_driver.h"
 

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "model/stats.h"
 #include "model/version.h"
 
 namespace rwstress {

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 namespace rwstress {
 
 double jain_index(const std::vector<std::uint64_t>& values) {
@@ -17,36 +15,6 @@ double jain_index(const std::vector<std::uint64_t>& values) {
   return sum * sum / (double(values.size()) * sum_sq);
 }
 
-const char* starvation_cause_text(StarvationCause c) {
-  switch (c) {
-    case StarvationCause::kLock: return "waiting in the lock";
-    case StarvationCause::kScheduler: return "held back by the scheduler, not the lock";
-    case StarvationCause::kNeverRan: return "never ran between start and stop, not the lock";
-  }
-  return "?";
-}
-
-StarvationCause starvation_cause(const ThreadResult& t) {
-  if (t.wall_s <= 0) return StarvationCause::kNeverRan;
-  if (t.runq_wait_s >= 0 && t.on_cpu_s >= 0 && t.runq_wait_s >= kRunqShare * t.wall_s &&
-      t.on_cpu_s < kCpuShare * t.wall_s)
-    return StarvationCause::kScheduler;
-  return StarvationCause::kLock;
-}
-
-std::vector<StarvedThread> find_starved_threads(const std::vector<ThreadResult>& threads) {
-  std::vector<StarvedThread> starved;
-  std::uint64_t total = 0;
-  for (const auto& t : threads) total += t.ops;
-  if (threads.empty() || total < kStarvationMinOps) return starved;
-  double mean = double(total) / double(threads.size());
-  for (size_t i = 0; i < threads.size(); ++i)
-    if (double(threads[i].ops) * kStarvedShare < mean)
-      starved.push_back({int(i), threads[i].role, threads[i].ops, double(threads[i].ops) / mean,
-                         starvation_cause(threads[i])});
-  return starved;
-}
-
 int distinct_cpus(const std::vector<int>& cpus) {
   std::vector<int> d(cpus);
   std::sort(d.begin(), d.end());
@@ -56,90 +24,6 @@ int distinct_cpus(const std::vector<int>& cpus) {
 double idle_share(double busy_s, double duration_s, int cpus) {
   if (duration_s <= 0 || cpus <= 0) return 0;
   return std::clamp(1.0 - busy_s / (duration_s * cpus), 0.0, 1.0);
-}
-
-void summarize_run(RunResult& r) {
-  std::vector<std::uint64_t> reader_ops, writer_ops;
-  r.reads = r.writes = 0;
-  r.min_thread_ops = r.threads.empty() ? 0 : UINT64_MAX;
-  r.max_thread_ops = 0;
-  r.max_readers_seen = 0;
-  std::uint64_t overlaps = 0;
-  for (const auto& t : r.threads) {
-    (t.role == Role::kReader ? r.reads : r.writes) += t.ops;
-    (t.role == Role::kReader ? reader_ops : writer_ops).push_back(t.ops);
-    r.min_thread_ops = std::min(r.min_thread_ops, t.ops);
-    r.max_thread_ops = std::max(r.max_thread_ops, t.ops);
-    r.max_readers_seen = std::max(r.max_readers_seen, t.max_readers_seen);
-    overlaps += t.reader_overlaps;
-  }
-  r.user_s = r.sys_s = 0;
-  r.voluntary_csw = r.involuntary_csw = 0;
-  for (const auto& t : r.threads) {
-    r.user_s += t.user_s;
-    r.sys_s += t.sys_s;
-    r.voluntary_csw += t.voluntary_csw;
-    r.involuntary_csw += t.involuntary_csw;
-  }
-  const int cpus_used = distinct_cpus(r.cpus);
-  r.idle_share = idle_share(r.user_s + r.sys_s, r.duration_s, cpus_used);
-  r.others_share = r.cpus_busy_s < 0 || r.duration_s <= 0 || cpus_used <= 0
-                       ? -1
-                       : std::clamp((r.cpus_busy_s - r.user_s - r.sys_s) / (r.duration_s * cpus_used),
-                                    0.0, 1.0);
-  const bool machine_busy = r.others_share >= kOthersShare;
-  r.jain_readers = jain_index(reader_ops);
-  r.jain_writers = jain_index(writer_ops);
-
-  // A run that hung or stopped at its first violation is too short, or
-  // ended too strangely, to say anything about sharing or starvation.
-  const bool cut_short = !r.hang_report.empty() || r.stopped_at_violation;
-  if (r.checked && !cut_short && r.readers >= 2 && r.reads > 0 && overlaps == 0)
-    r.notes.push_back(
-        "readers never overlapped: the lock serialised them, or the critical section was too "
-        "short to catch two inside (try --cs-read)");
-
-  // A spinning lock's fairness promise assumes its waiters keep their CPUs:
-  // with more threads than CPUs, a preempted waiter holds up the queue.
-  const bool preemption_voids_promise = r.spins && r.threads.size() > std::size_t(cpus_used);
-  bool starved_promised = false;
-  if (!cut_short && r.error.empty()) {
-    for (const auto& s : find_starved_threads(r.threads)) {
-      const ThreadResult& t = r.threads[size_t(s.thread)];
-      bool promised = promises_progress(r.fairness, s.role != Role::kReader);
-      std::string why;
-      if (s.cause != StarvationCause::kLock)
-        why = fmt::format(" ({})", starvation_cause_text(s.cause));
-      else if (!promised)
-        why = fmt::format(" (allowed: {} lock)", fairness_name(r.fairness));
-      else if (preemption_voids_promise)
-        why = " (not judged: a spinning lock on more threads than CPUs)";
-      else if (machine_busy)
-        why = fmt::format(" (not judged: other programs had {:.0f}% of the CPUs)",
-                          100 * r.others_share);
-      starved_promised |= s.cause == StarvationCause::kLock && promised &&
-                          !preemption_voids_promise && !machine_busy;
-      ++r.starved_by_cause[int(s.cause)];
-      std::string where;
-      if (t.wall_s > 0 && t.on_cpu_s >= 0)
-        where = fmt::format("; on a CPU {:.0f}%, in a run queue {:.0f}% of its {:.2f}s",
-                            100 * t.on_cpu_s / t.wall_s, 100 * t.runq_wait_s / t.wall_s, t.wall_s);
-      r.starved.push_back(fmt::format("thread {}{}: {} ops, {:.4f}% of the mean per thread{}{}",
-                                      s.thread,
-                                      s.role == Role::kHolder
-                                          ? std::string()
-                                          : fmt::format(" ({})", role_name(s.role)),
-                                      s.ops, 100.0 * s.share_of_mean, where, why));
-    }
-  }
-
-  Verdict v = Verdict::kPass;
-  if (starved_promised) v = worse(v, Verdict::kStarved);
-  if (r.violation_count > 0) v = worse(v, Verdict::kFail);
-  if (!r.hang_report.empty() && !(r.stopped_at_violation && r.violation_count > 0))
-    v = worse(v, Verdict::kHang);
-  if (!r.error.empty()) v = worse(v, Verdict::kFail);
-  r.verdict = v;
 }
 
 }  // namespace rwstress

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "model/stats.h"
+#include "model/verdict.h"
 #include "model/version.h"
 #include "platform/interrupt.h"
 #include "registry/registry.h"

@@ -18,7 +18,7 @@
 
 #include "model/lock_traits.h"
 #include "model/run_result.h"
-#include "model/stats.h"
+#include "model/verdict.h"
 #include "run/checkers.h"
 #include "run/liveness_probe.h"
 #include "run/run_driver.h"

@@ -1,0 +1,58 @@
+// The verdict of one run: PASS, FAIL, HANG or STARVED, from its violations,
+// its hang report and who got how little (docs/checkers.md). The statistics
+// it uses are model/stats.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/run_result.h"
+
+namespace rwstress {
+
+// A thread is starved when it completed fewer than 1/kStarvedShare of the
+// mean per-thread operations of the run (counting every thread), in a run
+// long enough to judge: at least kStarvationMinOps operations in all.
+inline constexpr double kStarvedShare = 1000.0;
+inline constexpr std::uint64_t kStarvationMinOps = 10000;
+
+// Why a thread got so little. Only kLock can break a fairness promise: a
+// thread the OS did not run cannot be blamed on the lock.
+enum class StarvationCause {
+  kLock,        // it was blocked or spinning in the lock while others ran
+  kScheduler,   // runnable but not running: at least kRunqShare of its time in a
+                // run queue and under kCpuShare on a CPU (another thread had it)
+  kNeverRan,    // it never entered its loop between the start and the stop flag
+};
+inline constexpr double kRunqShare = 0.5;
+inline constexpr double kCpuShare = 0.25;
+// When other programs took at least this share of the run's CPU time, a
+// thread's few operations say more about the machine than about the lock:
+// a granted waiter waits for a CPU while the others run, and a preempted
+// holder keeps every waiter asleep. Starvation is then reported but not
+// judged. Measured on 2 vCPUs with four busy loops beside 100 ms runs
+// (others took 74-97%): correct FIFO rwsems (xadd, aa-rwsem-fair,
+// generic-spin) showed a writer or a reader at 0.01-0.1% of the mean in at
+// least 6 of 120 lock runs (docs/checkers.md).
+inline constexpr double kOthersShare = 0.5;
+const char* starvation_cause_text(StarvationCause c);
+
+struct StarvedThread {
+  int thread;
+  Role role;
+  std::uint64_t ops;
+  double share_of_mean;  // ops / mean ops per thread
+  StarvationCause cause;
+};
+
+// kLock unless schedstat says the OS held the thread back (see above).
+StarvationCause starvation_cause(const ThreadResult& t);
+
+std::vector<StarvedThread> find_starved_threads(const std::vector<ThreadResult>& threads);
+
+// Fills the totals, fairness, starvation and the verdict of a run whose
+// threads, violations and hang report are already in.
+void summarize_run(RunResult& r);
+
+}  // namespace rwstress
