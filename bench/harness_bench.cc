@@ -1,4 +1,4 @@
-// The harness's own cost (DESIGN.md §5): the kit's measured ops/s on a lock
+// The harness's own cost (docs/PERFORMANCE.md): the kit's measured ops/s on a lock
 // against the bare loop of liburcu's test_rwlock (start flag, stop flag,
 // per-thread counter) on the same lock, threads and CPUs; and what
 // --lockstat adds per operation. "no-check" is the kit's measurement loop

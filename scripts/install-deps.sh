@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages rwstress builds and tests with, if any is
-# missing (DESIGN.md §4). Needs root (or sudo) only when something is missing.
+# missing. Needs root (or sudo) only when something is missing.
 set -euo pipefail
 
 packages=(

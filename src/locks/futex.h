@@ -1,7 +1,7 @@
 // The one futex wrapper every in-tree sleeping lock parks through (in the
 // locks layer: its waits take the hooks seam, locks/hooks.h).
 //
-// It is the second injection seam (DESIGN.md §3): a hooks type may make
+// It is the second injection seam (docs/injection.md): a hooks type may make
 // futex_wait() return at once, as a spurious wake-up would. Callers must
 // already treat every return as "maybe woken": futex(2) itself returns on
 // signals and on a changed word, so a lock that takes a return as a grant is

@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace rwstress {
 
@@ -50,8 +52,11 @@ std::optional<double> read_cpus_busy_s(const std::vector<int>& cpus) {
   std::size_t found = 0;
   char line[512];
   while (std::fgets(line, sizeof line, f)) {
+    // cpuN user nice system idle iowait irq softirq steal ... (not the
+    // "cpu " line of totals: %d would skip its blanks and read a count)
+    if (std::strncmp(line, "cpu", 3) != 0 || !std::isdigit(static_cast<unsigned char>(line[3])))
+      continue;
     int cpu;
-    // cpuN user nice system idle iowait irq softirq steal ...
     std::uint64_t v[8] = {};
     if (std::sscanf(line, "cpu%d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
                           " %" SCNu64 " %" SCNu64 " %" SCNu64,

@@ -1,4 +1,4 @@
-// Invariant checkers for the rwlock family (DESIGN.md §3, validate mode).
+// Invariant checkers for the rwlock family (docs/checkers.md).
 //
 // The checkers watch the lock from the outside, through state the harness
 // keeps next to it: who is inside (ExclusionCheck) and what the protected

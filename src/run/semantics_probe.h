@@ -2,7 +2,7 @@
 // stress phase of every run on a fresh instance of the lock.
 //
 // One thread holds the lock in a known mode while a second thread tries it;
-// every expectation is part of the rwlock contract (DESIGN.md §3):
+// every expectation is part of the rwlock contract (docs/architecture.md):
 //   - a successful trylock holds: a second writer's trylock then fails;
 //   - a failed trylock changed nothing: the lock is free again afterwards;
 //   - a reader's trylock succeeds while only readers hold the lock;
