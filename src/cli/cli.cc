@@ -205,8 +205,6 @@ std::string watchdog_guard(const RunConfig& cfg) {
   return {};
 }
 
-}  // namespace
-
 // What the options hold before they are checked and turned into the
 // typed RunConfig: the text of the options that need parsing, and the
 // subcommands.
@@ -459,6 +457,8 @@ std::string finish_run_options(const CLI::App& app, const RawOptions& raw, RunCo
   }
   return "";
 }
+
+}  // namespace
 
 CliOutcome parse_cli(const std::vector<std::string>& args) {
   CLI::App app{"rwstress: torture and measure reader-writer semaphores, semaphores, mutexes "
