@@ -25,7 +25,7 @@
 // Fairness: task-fair (FIFO), readers at the head granted together.
 // The kUnfairWake variant (the 2001 rwsem benchmark's environment (3), "a tweak to make
 // rwsem_wake() less fair") grants *every* queued reader whenever the head is
-// a reader, overtaking queued writers. The seed does not say what the 2001
+// a reader, overtaking queued writers. The benchmark report does not say what the 2001
 // tweak was; this is the variant Linux adopted in 3.10 ("wake all readers
 // when first waiter is a reader"), see docs/locks.md.
 #pragma once
