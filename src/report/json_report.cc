@@ -219,6 +219,7 @@ class JsonReporter : public Reporter {
 
   std::string open(const Report& report) override {
     std::string err = open_report_file("--json", path_, pieces(report));
+    stream_ = is_stream(path_);
     last_write_ = std::chrono::steady_clock::now();
     return err;
   }
@@ -250,7 +251,7 @@ class JsonReporter : public Reporter {
   // second or so. A stream gets one document, at the end.
   void keep_current(const Report& report) {
     using namespace std::chrono;
-    if (is_stream(path_)) return;
+    if (stream_) return;
     const auto now = steady_clock::now();
     if (now - last_write_ < std::max<steady_clock::duration>(seconds(1), write_cost_ * 4)) return;
     write(report);
@@ -260,6 +261,7 @@ class JsonReporter : public Reporter {
   }
 
   std::string path_;
+  bool stream_ = false;  // a device or a pipe, seen at open(): no stat() per run
   Spool runs_;
   std::chrono::steady_clock::time_point last_write_{};
   std::chrono::steady_clock::duration write_cost_{};

@@ -28,13 +28,9 @@ struct Report {
   Verdict verdict_so_far = Verdict::kPass;  // the worst of them
   int interrupted_by = 0;  // the signal that cut the session short, or 0
 
-  void count(const RunResult& r) {
+  void count(const RunResult& r) {  // kept or not: the session decides (SessionReport)
     ++run_count;
     verdict_so_far = worse(verdict_so_far, r.verdict);
-  }
-  void add(RunResult r, bool keep) {
-    count(r);
-    if (keep) runs.push_back(std::move(r));
   }
   Verdict overall() const {
     Verdict v = verdict_so_far;

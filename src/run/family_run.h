@@ -67,6 +67,23 @@ inline void measure_released() {
     if (tl_lockstat) tl_lockstat->released();
 }
 
+// The checked exclusive hold of a writer or a mutex holder: enter the
+// exclusion checker, write this pass's record value, do the critical-section
+// work, pass the in-cs point, and check that the record still holds the
+// value (`changed` says what it means if not). Returns the value, which a
+// downgrade checks again.
+template <bool kInstrumented, class Lock>
+std::uint64_t exclusive_hold(LockRunShared<Lock>& s, int index, std::uint64_t seq,
+                             const char* changed) {
+  s.exclusion.writer_enter(index, s.violations);
+  const std::uint64_t value = record_value(index, seq);
+  s.record.write(value);
+  spin_work(s.scenario.cs_write_loops);
+  maybe_inject<kInstrumented>(InjectPoint::kInCs);
+  s.record.check_holds(value, index, ViolationKind::kTornRecord, changed, s.violations);
+  return value;
+}
+
 // The end of every checked pass, after the checker has left: the
 // before-release point, the release phase, the end of the hold for
 // lockstat (unless a downgrade ended it already), the release, the

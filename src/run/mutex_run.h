@@ -39,13 +39,7 @@ void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt1993
       s.lock.reacquire_after_schedule(depth);
     }
   }
-  s.exclusion.writer_enter(index, s.violations);
-  const std::uint64_t value = record_value(index, seq);
-  s.record.write(value);
-  spin_work(s.scenario.cs_write_loops);
-  maybe_inject<kInstrumented>(InjectPoint::kInCs);
-  s.record.check_holds(value, index, ViolationKind::kTornRecord,
-                       "another holder changed the record during my hold", s.violations);
+  exclusive_hold<kInstrumented>(s, index, seq, "another holder changed the record during my hold");
   s.exclusion.writer_exit();
   release_tail<kInstrumented>(slot, Phase::kRelease, [&] { s.lock.unlock(); });
 }

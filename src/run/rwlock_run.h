@@ -98,13 +98,8 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
       slot, rng, Phase::kWriteTrylock, Phase::kDownWrite,
       [&] { return try_down_write(s.lock); }, [&] { s.lock.down_write(); });
   slot.phase.store(Phase::kHoldWrite, std::memory_order_relaxed);
-  s.exclusion.writer_enter(index, s.violations);
-  const std::uint64_t value = record_value(index, seq);
-  s.record.write(value);
-  spin_work(s.scenario.cs_write_loops);
-  maybe_inject<kInstrumented>(InjectPoint::kInCs);
-  s.record.check_holds(value, index, ViolationKind::kTornRecord,
-                       "another writer changed the record during my write hold", s.violations);
+  const std::uint64_t value = exclusive_hold<kInstrumented>(
+      s, index, seq, "another writer changed the record during my write hold");
 
   if constexpr (HasDowngrade<Lock>) {
     if (rng() % kTryEvery == 0) {
