@@ -550,9 +550,12 @@ BOOST_AUTO_TEST_CASE(binary_bad_measurement_input_is_one_line) {
 }
 
 // --no-check runs no checker, so it must not claim readers never overlapped.
+// (pthread-rwlock, not xadd: xadd's writer at 2R+1W for 100 ms is falsely
+// STARVED in about 1 run in 40-80, an open finding of docs/checkers.md
+// that this test is not about.)
 BOOST_AUTO_TEST_CASE(binary_no_check_makes_no_overlap_claim) {
-  test::ProcessResult r =
-      test::run_rwstress("--lock xadd --readers 2 --writers 1 --no-check --duration 100ms --seed 1");
+  test::ProcessResult r = test::run_rwstress(
+      "--lock pthread-rwlock --readers 2 --writers 1 --no-check --duration 100ms --seed 1");
   BOOST_TEST(r.exit_code == 0, r.out << r.err);
   BOOST_TEST(r.out.find("readers never overlapped") == std::string::npos, r.out);
   BOOST_TEST(r.out.find("--no-check") != std::string::npos);
