@@ -13,6 +13,7 @@ shapes=(
   "--lock rwlock --sched"
   "--lock rwlock --readers 2 --writers 1"
   "--lock rwlock --readers 2 --writers 1 --sched"
+  "--lock rwlock --readers 2 --writers 1 --no-check"
   "--lock semaphore"
   "--lock semaphore --count 1 --sched"
   "--lock mutex"

@@ -64,8 +64,10 @@ inline void futex_wake(std::atomic<std::uint32_t>& word, int count = 1) noexcept
 // at 2R+1W (2 of 16 sessions before, 0 of 64 after), but on a quiet 2-vCPU
 // machine it made `--lock xadd --readers 2 --writers 1 --no-check
 // --duration 100ms` STARVED in 7 of 81 runs against 1 of 81 with the two
-// steps. Not understood yet; the loaded case is now covered by the verdict
-// rule (model/verdict.h, kOthersShare).
+// steps. Traced later, that writer loses its time in a run queue after its
+// own release (wake-up preemption, model/verdict.h kRunqShareWhenGranted);
+// why one system call made that more frequent was not measured. The loaded
+// case is covered by the verdict rule kOthersShare.
 inline void futex_set_and_wake(std::atomic<std::uint32_t>& word, std::uint32_t value) noexcept {
   word.store(value, std::memory_order_release);
   futex_wake(word);

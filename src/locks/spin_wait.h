@@ -5,6 +5,14 @@
 // predecessor about to hand over) has most likely lost its CPU, so the
 // spinner yields instead of burning its time slice. Without that an
 // oversubscribed run measures the scheduler's time slice, not the lock.
+//
+// A yielder goes behind the threads runnable on its CPU, often for a whole
+// time slice. Parking on a futex instead (spin, then sleep until the holder
+// lets go) was tried on 1 December 2026 for the rwsems' and semaphores'
+// wait-list spinlocks: it removed those slice-long waits at 2R+1W, but at
+// 200 readers and 1 writer on 2 CPUs the parked writer was woken behind up
+// to 200 parked readers, and aa-rwsem-fair's writer fell from 400-800
+// writes a second to 1-6. So every spinner here still yields.
 #pragma once
 
 #include <sched.h>

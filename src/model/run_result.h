@@ -138,7 +138,7 @@ struct RunResult {
   std::vector<Violation> first_violations;  // the first few of each kind, in the order seen
 
   std::vector<std::string> starved;  // "thread 4 (writer): 12 ops, 0.001% of the mean"
-  int starved_by_cause[3] = {};      // indexed by StarvationCause (stats.h)
+  int starved_by_cause[4] = {};      // indexed by StarvationCause (model/verdict.h)
   std::vector<std::string> notes;
   std::vector<std::string> hang_report;  // one line per thread when HANG
   std::string error;                     // a run that could not start (binding failed)

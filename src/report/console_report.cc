@@ -100,7 +100,7 @@ std::vector<std::string> console_details(const RunResult& r, bool verbose, bool 
     lines.push_back("  ~ starved " + r.starved[i]);
   if (r.starved.size() > listed) {
     std::string causes;
-    for (int c = 0; c < 3; ++c)
+    for (int c = 0; c < kStarvationCauseCount; ++c)
       if (r.starved_by_cause[c])
         causes += fmt::format("{}{} {}", causes.empty() ? "" : ", ", r.starved_by_cause[c],
                               starvation_cause_text(StarvationCause(c)));
