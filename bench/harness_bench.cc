@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
               duration_text.c_str(), repeat);
   std::printf("%-16s %-7s %12s %12s %8s %12s %8s %14s %12s\n", "lock", "threads", "bare ops/s",
               "no-check", "/bare", "checked", "/bare", "+lockstat op/s", "lockstat/op");
-  for (const LockEntry* e : selected) {
+  for (const LockMeta* meta : selected) {
+    const LockEntry* e = &entry_of(*meta);
     std::vector<Shape> shapes;
     if (e->meta.family == Family::kRwlock)
       shapes = {{1, 0}, {0, 1}, {ncpu, 0}, {ncpu - 1 > 0 ? ncpu - 1 : 1, 1}};

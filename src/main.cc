@@ -14,9 +14,11 @@
 #include "commands/session.h"
 #include "commands/suite.h"
 #include "commands/sweep.h"
+#include "platform/cycle_clock.h"
 #include "platform/interrupt.h"
 #include "platform/printable.h"
 #include "platform/topology.h"
+#include "registry/registry.h"
 #include "report/report.h"
 
 using namespace rwstress;
@@ -72,8 +74,8 @@ int run_main(RunConfig cfg) {
   SessionReport session(cfg, topology, "run", print);
   Report& report = session.report;
   int most_threads = 0;
-  for (const LockEntry* e : cfg.locks)
-    most_threads = std::max(most_threads, cfg.threads_for(e->meta.family));
+  for (const LockMeta* m : cfg.locks)
+    most_threads = std::max(most_threads, cfg.threads_for(m->family));
   report.plan = topology.plan(most_threads, cpus);
 
   // Find out now, not after the runs, that the results cannot be saved.
@@ -110,9 +112,11 @@ int main(int argc, char** argv) {
     case CliAction::kExit:
       (outcome.exit_code == 0 ? std::cout : std::cerr) << outcome.output << "\n";
       return outcome.exit_code;
-    case CliAction::kList:
-      std::cout << console_lock_list();
+    case CliAction::kList: {
+      std::string error;
+      std::cout << console_lock_list(select_locks("all,busted", &error));
       return 0;
+    }
     case CliAction::kListInjectors:
       std::cout << describe_injectors();
       return 0;

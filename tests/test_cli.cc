@@ -96,8 +96,8 @@ BOOST_AUTO_TEST_CASE(family_thread_options) {
   BOOST_REQUIRE(sem.action == CliAction::kRun);
   BOOST_TEST(sem.config.count == 3);
   BOOST_TEST(sem.config.threads == 5);
-  BOOST_TEST(sem.config.scenario_for(sem.config.locks[0]->meta).writers == 5);
-  BOOST_TEST(sem.config.scenario_for(sem.config.locks[0]->meta).readers == 0);
+  BOOST_TEST(sem.config.scenario_for(*sem.config.locks[0]).writers == 5);
+  BOOST_TEST(sem.config.scenario_for(*sem.config.locks[0]).readers == 0);
   BOOST_TEST(parse({"--lock", "mutex", "--writers", "6"}).config.threads == 6);  // alias
   BOOST_TEST(parse({"--lock", "mutex", "--readers", "2"}).exit_code == 2);
   BOOST_TEST(parse({"--lock", "mutex", "--readers", "2"}).output.find("no shared mode") !=

@@ -19,6 +19,7 @@
 #include "platform/cycle_clock.h"
 #include "registry/registry.h"
 #include "report/report.h"
+#include "run/lockstat_recorder.h"
 #include "run/run_driver.h"
 #include "tests/test_support.h"
 

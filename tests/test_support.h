@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "platform/topology.h"
-#include "run/scenario.h"
+#include "model/scenario.h"
 
 namespace rwstress::test {
 

@@ -16,6 +16,7 @@
 #include <fmt/ranges.h>
 
 #include "platform/printable.h"
+#include "registry/registry.h"
 #include "run/run_driver.h"
 
 namespace rwstress {
@@ -191,7 +192,7 @@ std::string watchdog_guard(const RunConfig& cfg) {
                      : !cfg.cpus.list.empty() ? int(cfg.cpus.list.size())
                                               : allowed_cpu_count();
     int threads = 1;
-    for (const LockEntry* e : cfg.locks) threads = std::max(threads, cfg.threads_for(e->meta.family));
+    for (const LockMeta* m : cfg.locks) threads = std::max(threads, cfg.threads_for(m->family));
     const double sharing = std::ceil(double(threads) / double(std::min(threads, cpus)));
     const auto work =
         std::chrono::nanoseconds(std::int64_t(double(loops) * spin_turn_ns() * sharing));

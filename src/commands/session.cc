@@ -39,19 +39,20 @@ std::string SessionReport::open() {
 }
 
 std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point) {
-  for (const LockEntry* entry : cfg.locks) {
+  for (const LockMeta* meta : cfg.locks) {
+    const LockEntry& entry = entry_of(*meta);
     for (int rep = 0; rep < cfg.repeat; ++rep) {
       if (interrupt_signal() != 0) {
         report.interrupted_by = interrupt_signal();
         stopped_ = true;
         return "";
       }
-      Scenario sc = cfg.scenario_for(entry->meta);
+      Scenario sc = cfg.scenario_for(*meta);
       sc.seed = repeat_seed(cfg.seed, rep);
       sc.plan = topology_.plan(sc.threads(), point.cpus);
       sc.topology = &topology_;
       const bool instrumented = sc.injection != nullptr || sc.measure.any();
-      RunResult r = (instrumented ? entry->run_instrumented : entry->run)(sc, entry->meta);
+      RunResult r = (instrumented ? entry.run_instrumented : entry.run)(sc, *meta);
       if (!r.error.empty()) return r.error;
       r.scenario_key = scenario_key(cfg, sc, r);
       r.label = point.label;

@@ -303,15 +303,15 @@ int run_suite(RunConfig cfg, const Topology& topology, const Output& out) {
   }
 
   // rwsem-test: the four historic rwsems, then any others named.
-  std::vector<const LockEntry*> envs;
-  for (const char* name : kRwsemHistoric) envs.push_back(find_lock(name));
+  std::vector<const LockMeta*> envs;
+  for (const char* name : kRwsemHistoric) envs.push_back(&find_lock(name)->meta);
   if (cfg.lock_given)
-    for (const LockEntry* e : cfg.locks) {
-      if (e->meta.family != Family::kRwlock) {
-        out.error(fmt::format("suite rwsem-test: '{}' is not a reader-writer lock", e->meta.name));
+    for (const LockMeta* m : cfg.locks) {
+      if (m->family != Family::kRwlock) {
+        out.error(fmt::format("suite rwsem-test: '{}' is not a reader-writer lock", m->name));
         return 2;
       }
-      if (std::find(envs.begin(), envs.end(), e) == envs.end()) envs.push_back(e);
+      if (std::find(envs.begin(), envs.end(), m) == envs.end()) envs.push_back(m);
     }
   if (cfg.repeat == 1) cfg.repeat = 2;  // the 2001 benchmark ran each test twice
   SessionReport session(cfg, topology, "suite rwsem-test", print);
@@ -328,8 +328,8 @@ int run_suite(RunConfig cfg, const Topology& topology, const Output& out) {
   print("");
   print(console_header());
   std::vector<std::string> names;
-  for (const LockEntry* env : envs) {
-    names.emplace_back(env->meta.name);
+  for (const LockMeta* env : envs) {
+    names.emplace_back(env->name);
     for (const RwsemTest& t : rwsem_tests()) {
       for (bool sched : {false, true}) {
         RunConfig run = cfg;

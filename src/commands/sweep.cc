@@ -184,7 +184,7 @@ int run_sweep(const RunConfig& base_cfg, const Topology& topology, const Output&
     return 2;
   }
   std::vector<std::string> locks, placements;
-  for (const LockEntry* e : base_cfg.locks) locks.emplace_back(e->meta.name);
+  for (const LockMeta* m : base_cfg.locks) locks.emplace_back(m->name);
   for (Placement p : base_cfg.sweep_placements) placements.emplace_back(placement_name(p));
   const RunConfig& c = base_cfg;
   print(fmt::format("rwstress {} {}: {}; CPU counts {}; per CPU: {}; seed {:#x}, {} per point",
@@ -220,7 +220,7 @@ int run_sweep(const RunConfig& base_cfg, const Topology& topology, const Output&
       } else {
         point.cpus = topology.select_cpus(placement, n);
       }
-      report.plan = topology.plan(cfg.threads_for(cfg.locks.front()->meta.family), point.cpus);
+      report.plan = topology.plan(cfg.threads_for(cfg.locks.front()->family), point.cpus);
       if (std::string err = session.run(cfg, point); !err.empty()) {
         out.error(err);
         return 2;

@@ -68,8 +68,8 @@ std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* erro
 }
 
 bool RunConfig::selects(Family f) const {
-  for (const LockEntry* e : locks)
-    if (e->meta.family == f) return true;
+  for (const LockMeta* m : locks)
+    if (m->family == f) return true;
   return false;
 }
 

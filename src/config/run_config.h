@@ -8,11 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "platform/duration.h"
 #include "model/run_result.h"
+#include "model/scenario.h"
+#include "platform/duration.h"
 #include "platform/topology.h"
-#include "registry/registry.h"
-#include "run/scenario.h"
 
 namespace rwstress {
 
@@ -30,7 +29,7 @@ struct CpuSpec {
 
 struct RunConfig {
   std::string lock_spec = "rwlock";
-  std::vector<const LockEntry*> locks;
+  std::vector<const LockMeta*> locks;  // from select_locks (registry/registry.h)
   int readers = 4;
   int writers = 2;
   int threads = 4;  // semaphore and mutex runs: --threads, or --writers when given

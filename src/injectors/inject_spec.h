@@ -106,4 +106,11 @@ std::optional<InjectSpec> parse_inject_spec(std::string_view text, std::string* 
 // `rwstress list injectors`: every kind and every point, with defaults.
 std::string describe_injectors();
 
+// A run's --inject specs, in the order given.
+struct InjectionPlan {
+  std::vector<InjectSpec> specs;
+
+  bool empty() const { return specs.empty(); }
+};
+
 }  // namespace rwstress

@@ -29,12 +29,6 @@
 
 namespace rwstress {
 
-struct InjectionPlan {
-  std::vector<InjectSpec> specs;
-
-  bool empty() const { return specs.empty(); }
-};
-
 // State the injectors of one run share: the stutter gate and the stall token.
 struct InjectShared {
   const std::atomic<bool>* run_stop = nullptr;  // the stutter gate opens when the run stops

@@ -1,6 +1,7 @@
 #include "registry/registry.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "locks/busted/busted_mutexes.h"
 #include "locks/busted/busted_noop.h"
@@ -210,7 +211,7 @@ std::string valid_lock_names() {
   return names;
 }
 
-std::vector<const LockEntry*> select_locks(std::string_view spec, std::string* error) {
+std::vector<const LockMeta*> select_locks(std::string_view spec, std::string* error) {
   std::vector<bool> chosen(std::size(kLocks), false);
   size_t pos = 0;
   while (pos <= spec.size()) {
@@ -230,10 +231,16 @@ std::vector<const LockEntry*> select_locks(std::string_view spec, std::string* e
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
   }
-  std::vector<const LockEntry*> out;
+  std::vector<const LockMeta*> out;
   for (size_t i = 0; i < std::size(kLocks); ++i)
-    if (chosen[i]) out.push_back(&kLocks[i]);
+    if (chosen[i]) out.push_back(&kLocks[i].meta);
   return out;
+}
+
+const LockEntry& entry_of(const LockMeta& meta) {
+  for (const LockEntry& e : kLocks)
+    if (&e.meta == &meta) return e;
+  std::abort();
 }
 
 }  // namespace rwstress

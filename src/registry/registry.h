@@ -9,8 +9,8 @@
 
 #include "model/lock_traits.h"
 #include "model/run_result.h"
+#include "model/scenario.h"
 #include "run/fastpath.h"
-#include "run/scenario.h"
 
 namespace rwstress {
 
@@ -33,9 +33,13 @@ inline constexpr std::string_view kSelectAll = "all";  // every correct implemen
 inline constexpr std::string_view kSelectBusted = "busted";
 
 // Resolves "NAME[,NAME...]" (implementation, family or group names) into
-// registry entries, in table order, without duplicates. On an unknown name
-// returns {} and sets *error to one line that lists the valid names.
-std::vector<const LockEntry*> select_locks(std::string_view spec, std::string* error);
+// the entries' metadata, in table order, without duplicates. On an unknown
+// name returns {} and sets *error to one line that lists the valid names.
+std::vector<const LockMeta*> select_locks(std::string_view spec, std::string* error);
+
+// The entry whose `meta` this is (a LockMeta from select_locks or
+// lock_registry(); anything else is a programming error and aborts).
+const LockEntry& entry_of(const LockMeta& meta);
 
 std::string valid_lock_names();  // "all, rwlock, busted, aa-rwsem, xadd, ..."
 

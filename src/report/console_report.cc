@@ -4,7 +4,6 @@
 #include "model/verdict.h"
 #include "model/version.h"
 #include "platform/interrupt.h"
-#include "registry/registry.h"
 #include "report/report.h"
 #include "report/reporter.h"
 
@@ -142,21 +141,20 @@ std::string console_final_line(const Report& report) {
                      verdict_name(report.overall()));
 }
 
-std::string console_lock_list() {
+std::string console_lock_list(const std::vector<const LockMeta*>& locks) {
   constexpr const char* kListFormat = "{:<28} {:<12} {:<42} {}\n";
   std::string out;
   // By family, then the busted zoo: the groups --lock accepts.
   auto section = [&](const char* title, auto wanted) {
     out += fmt::format("{}:\n", title);
     out += fmt::format(fmt::runtime(kListFormat), "  NAME", "FAIRNESS", "CAPABILITIES", "ORIGIN");
-    for (const auto& e : lock_registry())
-      if (wanted(e.meta))
-        out += fmt::format(fmt::runtime(kListFormat), fmt::format("  {}", e.meta.name),
-                           fairness_name(e.meta.fairness), e.meta.caps.describe(),
-                           e.meta.known_issue.empty()
-                               ? std::string(e.meta.origin)
-                               : fmt::format("{} [known bug: {}]", e.meta.origin,
-                                             e.meta.known_issue));
+    for (const LockMeta* m : locks)
+      if (wanted(*m))
+        out += fmt::format(fmt::runtime(kListFormat), fmt::format("  {}", m->name),
+                           fairness_name(m->fairness), m->caps.describe(),
+                           m->known_issue.empty()
+                               ? std::string(m->origin)
+                               : fmt::format("{} [known bug: {}]", m->origin, m->known_issue));
     out += "\n";
   };
   for (Family f : {Family::kRwlock, Family::kSemaphore, Family::kMutex})

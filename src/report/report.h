@@ -48,7 +48,7 @@ std::string console_row(const RunResult& r);
 std::vector<std::string> console_details(const RunResult& r, bool verbose, bool system = false);
 std::string console_system_line(const RunResult& r);
 std::string console_final_line(const Report& report);
-std::string console_lock_list();
+std::string console_lock_list(const std::vector<const LockMeta*>& locks);  // rwstress list
 
 // lockstat_report.cc: --lockstat and --hist.
 std::string lockmeter_time(double ns);         // "2.2us", "43ms", "1167us"

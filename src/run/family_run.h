@@ -18,11 +18,12 @@
 
 #include "model/lock_traits.h"
 #include "model/run_result.h"
+#include "model/scenario.h"
 #include "model/verdict.h"
 #include "run/checkers.h"
 #include "run/liveness_probe.h"
+#include "run/lockstat_recorder.h"
 #include "run/run_driver.h"
-#include "run/scenario.h"
 
 namespace rwstress {
 

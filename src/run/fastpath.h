@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "model/lock_traits.h"
-#include "run/scenario.h"
+#include "model/scenario.h"
 
 namespace rwstress {
 

@@ -29,7 +29,7 @@
 
 #include "model/lock_traits.h"
 #include "model/run_result.h"
-#include "run/scenario.h"
+#include "model/scenario.h"
 
 namespace rwstress {
 

@@ -21,10 +21,11 @@
 #include <thread>
 #include <vector>
 
+#include "injectors/injection.h"
 #include "model/run_result.h"
+#include "model/scenario.h"
 #include "platform/sched_stat.h"
 #include "run/checkers.h"
-#include "run/scenario.h"
 
 namespace rwstress {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "injectors/injection.h"
+#include "injectors/inject_spec.h"
 #include "locks/lock_tuning.h"
 #include "model/lock_traits.h"
 #include "model/lockstat.h"
