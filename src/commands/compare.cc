@@ -4,12 +4,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <boost/math/distributions/students_t.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "config/run_config.h"
 #include "model/lock_traits.h"
 
 namespace rwstress {
@@ -101,20 +101,6 @@ void add(std::vector<std::pair<std::string, Sample>>& figs, const std::string& n
 
 }  // namespace
 
-std::string strip_key(const std::string& key, const std::vector<std::string>& ignore) {
-  if (ignore.empty()) return key;
-  std::string out;
-  std::istringstream words(key);
-  std::string w;
-  for (int i = 0; words >> w; ++i) {
-    const std::string name = i == 0 ? "lock" : w.substr(0, w.find('='));
-    if (std::find(ignore.begin(), ignore.end(), name) != ignore.end()) continue;
-    if (!out.empty()) out += ' ';
-    out += w;
-  }
-  return out;
-}
-
 std::string load_compare_side(const std::string& path, CompareSide* out,
                               const std::vector<std::string>& ignore) {
   out->path = path;
@@ -147,7 +133,7 @@ std::string load_compare_side(const std::string& path, CompareSide* out,
                                 !run["scenario"].get<std::string>().empty()
                             ? run["scenario"].get<std::string>()
                             : fallback_key(run);
-      key = strip_key(key, ignore);
+      key = scenario_key_without(key, ignore);
       if (!out->figures.count(key)) out->order.push_back(key);
       ++out->runs[key];
       auto& figs = out->figures[key];

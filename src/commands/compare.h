@@ -40,8 +40,6 @@ struct CompareSide {
 std::string load_compare_side(const std::string& path, CompareSide* out,
                               const std::vector<std::string>& ignore = {});
 
-// The scenario key with the ignored parts taken out.
-std::string strip_key(const std::string& key, const std::vector<std::string>& ignore);
 
 // The table: matched scenarios with each figure's line; then the scenarios
 // only one side has. % = (A - B) / B, as the 2009 AIM9 comparison did.

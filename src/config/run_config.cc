@@ -1,6 +1,7 @@
 #include "config/run_config.h"
 
 #include <algorithm>
+#include <sstream>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -229,6 +230,20 @@ std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResu
   for (const InjectSpec& spec : cfg.injection.specs) key += " inject=" + spec.describe();
   if (!sc.check) key += " no-check";
   return key;
+}
+
+std::string scenario_key_without(const std::string& key, const std::vector<std::string>& ignore) {
+  if (ignore.empty()) return key;
+  std::string out;
+  std::istringstream words(key);
+  std::string w;
+  for (int i = 0; words >> w; ++i) {
+    const std::string name = i == 0 ? "lock" : w.substr(0, w.find('='));
+    if (std::find(ignore.begin(), ignore.end(), name) != ignore.end()) continue;
+    if (!out.empty()) out += ' ';
+    out += w;
+  }
+  return out;
 }
 
 std::vector<std::string> scenario_key_parts() {

@@ -101,5 +101,8 @@ std::optional<std::vector<Placement>> parse_placements(const std::string& text,
 std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResult& r);
 // The names of the key's parts that compare --ignore can leave out.
 std::vector<std::string> scenario_key_parts();
+// The key without the named parts (compare --ignore): the first word is the
+// lock, the second the shape (always kept), the rest NAME=VALUE or a flag.
+std::string scenario_key_without(const std::string& key, const std::vector<std::string>& parts);
 
 }  // namespace rwstress
