@@ -227,6 +227,11 @@ struct RawOptions {
 
 // The main run's options (which sweep and suite share).
 void add_run_options(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
+  app.add_option("--plugin", cfg.plugins,
+                 "PATH.so: load the locks of a plugin (include/rwstress/plugin.h, "
+                 "docs/plugins.md); repeatable")
+      ->type_name("PATH")
+      ->take_all();
   app.add_option("--lock", cfg.lock_spec,
                  "NAME[,NAME...]: implementations, a family (rwlock, semaphore, mutex), 'all' "
                  "or 'busted'")
@@ -484,6 +489,11 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     return usage_error(one_line(e.what()));
   }
+
+  // Before anything names a lock: a plugin's locks are listed, selected
+  // and run like the built-in ones.
+  for (const std::string& path : cfg.plugins)
+    if (std::string err = load_plugin(path); !err.empty()) return usage_error(err);
 
   CliOutcome out;
   if (raw.list->parsed()) {

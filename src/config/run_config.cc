@@ -77,6 +77,7 @@ bool RunConfig::selects(Family f) const {
 Scenario RunConfig::scenario_for(const LockMeta& meta) const {
   Scenario sc;
   sc.family = meta.family;
+  sc.plugin = meta.plugin;
   sc.readers = meta.family == Family::kRwlock ? readers : 0;
   sc.writers = meta.family == Family::kRwlock ? writers : threads;
   sc.count = count;
@@ -126,14 +127,15 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   // what was given besides.
   std::string where = fmt::format(" {} --placement {}", cpu_arg, placement_name(placement));
   std::string command = "rwstress";
+  for (const std::string& p : plugins) command += " --plugin " + p;
   if (!suite.empty())  // the suite sets the rest itself
-    return fmt::format("rwstress suite {}{} --duration {} --repeat {} --seed {:#x}", suite,
+    return fmt::format("{} suite {}{} --duration {} --repeat {} --seed {:#x}", command, suite,
                        lock_given ? " --lock " + lock_spec : "", format_duration(duration), repeat,
                        seed);
   if (!sweep_cpus.empty()) {
     std::vector<std::string> names;
     for (Placement p : sweep_placements) names.emplace_back(placement_name(p));
-    command = fmt::format("rwstress sweep --cpus {} --placements {}{}", fmt::join(sweep_cpus, ","),
+    command += fmt::format(" sweep --cpus {} --placements {}{}", fmt::join(sweep_cpus, ","),
                           fmt::join(names, ","),
                           sweep_oversubscribe ? " --beyond oversubscribe" : "");
     where.clear();

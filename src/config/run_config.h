@@ -28,6 +28,7 @@ struct CpuSpec {
 };
 
 struct RunConfig {
+  std::vector<std::string> plugins;  // --plugin PATH, in the order given
   std::string lock_spec = "rwlock";
   std::vector<const LockMeta*> locks;  // from select_locks (registry/registry.h)
   int readers = 4;

@@ -11,6 +11,8 @@
 
 #include "locks/lock_tuning.h"
 
+struct rwstress_lock_ops;  // include/rwstress/plugin.h
+
 namespace rwstress {
 
 enum class Family { kRwlock, kSemaphore, kMutex };
@@ -59,7 +61,9 @@ concept HasDowngrade = requires(L l) { l.downgrade_write(); };
 // true when it took the semaphore (the kernel's returns 0 then: the adapters
 // in src/ translate), down_timeout true when it took it within the time.
 template <class L>
-concept CountingSemaphore = std::constructible_from<L, int> && requires(L l) {
+concept CountingSemaphore = (std::constructible_from<L, int> ||
+                             std::constructible_from<L, const rwstress_lock_ops*, long>) &&
+                            requires(L l) {
   l.down();
   l.up();
 };
@@ -204,6 +208,8 @@ struct LockMeta {
   // A bug known in the library itself (not in rwstress), with its reference.
   // The lock stays a control, but a HANG from it is expected, not a flag.
   std::string_view known_issue = {};
+  // A --plugin lock's ops table (registry/plugins.cc), else nullptr.
+  const rwstress_lock_ops* plugin = nullptr;
 };
 
 }  // namespace rwstress

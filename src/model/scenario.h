@@ -32,16 +32,20 @@ struct Scenario {
   const InjectionPlan* injection = nullptr;  // --inject; read only by the injected instantiation
   bool check = true;    // false: --no-check, the bare measurement loop
   MeasureSpec measure;  // --lockstat / --hist; read only by the instrumented instantiation
+  const rwstress_lock_ops* plugin = nullptr;  // a --plugin lock's ops (LockMeta::plugin)
 
   int threads() const { return readers + writers; }
 };
 
-// Builds a lock from the scenario: semaphores take their count, tunable
-// locks their knobs, every other lock is default-constructed. Returns a
+// Builds a lock from the scenario: a --plugin lock takes its ops table (and
+// a semaphore's count), semaphores take their count, tunable locks their
+// knobs, every other lock is default-constructed. Returns a
 // prvalue, so locks need not be movable.
 template <class Lock>
 Lock make_lock(const Scenario& sc) {
-  if constexpr (std::is_constructible_v<Lock, int>)
+  if constexpr (std::is_constructible_v<Lock, const rwstress_lock_ops*, long>)
+    return Lock(sc.plugin, sc.family == Family::kSemaphore ? long(sc.count) : 0L);
+  else if constexpr (std::is_constructible_v<Lock, int>)
     return Lock(sc.count);
   else if constexpr (std::is_constructible_v<Lock, const LockTuning&>)
     return Lock(sc.tuning);

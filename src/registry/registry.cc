@@ -1,6 +1,7 @@
 #include "registry/registry.h"
 
 #include <algorithm>
+#include <deque>
 #include <cstdlib>
 
 #include "locks/busted/busted_mutexes.h"
@@ -32,41 +33,13 @@
 #include "locks/semaphore/kernel_semaphore.h"
 #include "locks/semaphore/library_semaphores.h"
 #include "locks/semaphore/sem_i386.h"
-#include "run/mutex_run.h"
-#include "run/rwlock_run.h"
-#include "run/semaphore_run.h"
-#include "run/with_hooks.h"
+#include "registry/lock_entry.h"
 
 namespace rwstress {
 
 namespace {
 
-template <class Lock>
-constexpr LockEntry rwlock(std::string_view name, Fairness fairness, std::string_view origin,
-                           bool busted = false) {
-  return LockEntry{LockMeta{name, Family::kRwlock, fairness, origin, capabilities_of<Lock>(), busted},
-                   &run_rwlock<Lock>, &run_rwlock<WithInjectHooks<Lock>, true>,
-                   &fastpath_pairs<Lock>, &bare_loop_ops<Lock>};
-}
-
-template <class Lock>
-constexpr LockEntry semaphore(std::string_view name, Fairness fairness, std::string_view origin,
-                              bool busted = false) {
-  static_assert(CountingSemaphore<Lock>);
-  return LockEntry{
-      LockMeta{name, Family::kSemaphore, fairness, origin, capabilities_of<Lock>(), busted},
-      &run_semaphore<Lock>, &run_semaphore<WithInjectHooks<Lock>, true>, &fastpath_pairs<Lock>,
-      &bare_loop_ops<Lock>};
-}
-
-template <class Lock>
-constexpr LockEntry mutex(std::string_view name, Fairness fairness, std::string_view origin,
-                          bool busted = false) {
-  static_assert(MutexLock<Lock>);
-  return LockEntry{LockMeta{name, Family::kMutex, fairness, origin, capabilities_of<Lock>(), busted},
-                   &run_mutex<Lock>, &run_mutex<WithInjectHooks<Lock>, true>,
-                   &fastpath_pairs<Lock>, &bare_loop_ops<Lock>};
-}
+using namespace lock_entry;  // rwlock<L>(...), semaphore<L>(...), mutex<L>(...)
 
 constexpr LockEntry with_known_issue(LockEntry e, std::string_view issue) {
   e.meta.known_issue = issue;
@@ -196,10 +169,19 @@ constexpr LockEntry kLocks[] = {
 
 }  // namespace
 
-std::span<const LockEntry> lock_registry() { return kLocks; }
+// The built-in locks, then those --plugin added (a deque: adding one moves
+// none of the others, whose metadata RunConfig points at).
+std::deque<LockEntry>& table() {
+  static std::deque<LockEntry> t(std::begin(kLocks), std::end(kLocks));
+  return t;
+}
+
+const std::deque<LockEntry>& lock_registry() { return table(); }
+
+void add_lock(const LockEntry& entry) { table().push_back(entry); }
 
 const LockEntry* find_lock(std::string_view name) {
-  for (const auto& e : kLocks)
+  for (const auto& e : table())
     if (e.meta.name == name) return &e;
   return nullptr;
 }
@@ -207,19 +189,20 @@ const LockEntry* find_lock(std::string_view name) {
 std::string valid_lock_names() {
   std::string names = std::string(kSelectAll) + ", rwlock, semaphore, mutex, " +
                       std::string(kSelectBusted);
-  for (const auto& e : kLocks) names += ", " + std::string(e.meta.name);
+  for (const auto& e : table()) names += ", " + std::string(e.meta.name);
   return names;
 }
 
 std::vector<const LockMeta*> select_locks(std::string_view spec, std::string* error) {
-  std::vector<bool> chosen(std::size(kLocks), false);
+  const std::deque<LockEntry>& locks = table();
+  std::vector<bool> chosen(locks.size(), false);
   size_t pos = 0;
   while (pos <= spec.size()) {
     size_t comma = spec.find(',', pos);
     std::string_view name = spec.substr(pos, comma == std::string_view::npos ? spec.npos : comma - pos);
     bool matched = false;
-    for (size_t i = 0; i < std::size(kLocks); ++i) {
-      const LockMeta& m = kLocks[i].meta;
+    for (size_t i = 0; i < locks.size(); ++i) {
+      const LockMeta& m = locks[i].meta;
       bool hit = m.name == name || (name == kSelectAll && !m.busted) ||
                  (name == kSelectBusted && m.busted) || (name == family_name(m.family) && !m.busted);
       if (hit) chosen[i] = matched = true;
@@ -232,13 +215,13 @@ std::vector<const LockMeta*> select_locks(std::string_view spec, std::string* er
     pos = comma + 1;
   }
   std::vector<const LockMeta*> out;
-  for (size_t i = 0; i < std::size(kLocks); ++i)
-    if (chosen[i]) out.push_back(&kLocks[i].meta);
+  for (size_t i = 0; i < locks.size(); ++i)
+    if (chosen[i]) out.push_back(&locks[i].meta);
   return out;
 }
 
 const LockEntry& entry_of(const LockMeta& meta) {
-  for (const LockEntry& e : kLocks)
+  for (const LockEntry& e : table())
     if (&e.meta == &meta) return e;
   std::abort();
 }

@@ -2,7 +2,7 @@
 // capabilities, origin, and the fully templated run function.
 #pragma once
 
-#include <span>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,7 +25,8 @@ struct LockEntry {
   BareLoopFn bare;      // the bare test_rwlock loop (bench/harness_bench.cc)
 };
 
-std::span<const LockEntry> lock_registry();
+// Every lock: the built-in table, then the locks --plugin added.
+const std::deque<LockEntry>& lock_registry();
 const LockEntry* find_lock(std::string_view name);
 
 // Group names accepted by --lock besides implementation names.
@@ -41,6 +42,13 @@ std::vector<const LockMeta*> select_locks(std::string_view spec, std::string* er
 // lock_registry(); anything else is a programming error and aborts).
 const LockEntry& entry_of(const LockMeta& meta);
 
-std::string valid_lock_names();  // "all, rwlock, busted, aa-rwsem, xadd, ..."
+std::string valid_lock_names();
+
+// Adds a lock after the others (registry/plugins.cc); its name is new.
+void add_lock(const LockEntry& entry);
+
+// Loads a --plugin shared object and adds its locks. "" or one line that
+// names the plugin and what is wrong with it (then nothing is added).
+std::string load_plugin(const std::string& path);  // "all, rwlock, busted, aa-rwsem, xadd, ..."
 
 }  // namespace rwstress

@@ -1,0 +1,103 @@
+// A lock from a --plugin shared object (include/rwstress/plugin.h), as a type
+// the family runners take like any in-tree lock.
+//
+// Each instance allocates the plugin's lock object (64-byte aligned, zeroed)
+// and calls its init; the destructor calls destroy and frees it. Every
+// operation is one indirect call through the ops table. The optional ops
+// are compile-time capabilities here, as for every lock (the runners mix
+// trylocks only into a lock that has them), so each family has one
+// instantiation per combination of optional ops; registry/plugins.cc picks
+// the one that matches a plugin's table.
+//
+// A plugin lock has no hooks: injection reaches the worker-loop points.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <rwstress/plugin.h>
+
+namespace rwstress {
+
+class PluginObject {
+ public:
+  PluginObject(const rwstress_lock_ops* ops, long count) noexcept : ops_(ops) {
+    const std::size_t size = (ops->size + 63) / 64 * 64;
+    obj_ = std::aligned_alloc(64, size);
+    if (!obj_) fail("out of memory", 0);
+    std::memset(obj_, 0, size);
+    // The loader has run init once already; a lock that fails it later has
+    // nothing to run on.
+    if (int rc = ops->init(obj_, count); rc != 0) fail("init returned", rc);
+  }
+  ~PluginObject() {
+    if (ops_->destroy) ops_->destroy(obj_);
+    std::free(obj_);
+  }
+  PluginObject(const PluginObject&) = delete;
+  PluginObject& operator=(const PluginObject&) = delete;
+
+ protected:
+  const rwstress_lock_ops* ops_;
+  void* obj_;
+
+ private:
+  [[noreturn]] void fail(const char* what, int rc) noexcept {
+    std::fprintf(stderr, "rwstress: plugin lock '%s': %s %d\n", ops_->name, what, rc);
+    std::_Exit(2);
+  }
+};
+
+template <bool kTry, bool kTryShared, bool kDowngrade>
+class PluginRwlock : PluginObject {
+ public:
+  PluginRwlock(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
+  void down_read() noexcept { ops_->lock_shared(obj_); }
+  void up_read() noexcept { ops_->unlock_shared(obj_); }
+  void down_write() noexcept { ops_->lock(obj_); }
+  void up_write() noexcept { ops_->unlock(obj_); }
+  bool down_read_trylock() noexcept
+    requires kTryShared
+  {
+    return ops_->try_lock_shared(obj_) != 0;
+  }
+  bool down_write_trylock() noexcept
+    requires kTry
+  {
+    return ops_->try_lock(obj_) != 0;
+  }
+  void downgrade_write() noexcept
+    requires kDowngrade
+  {
+    ops_->downgrade(obj_);
+  }
+};
+
+template <bool kTry>
+class PluginMutex : PluginObject {
+ public:
+  PluginMutex(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
+  void lock() noexcept { ops_->lock(obj_); }
+  void unlock() noexcept { ops_->unlock(obj_); }
+  bool trylock() noexcept
+    requires kTry
+  {
+    return ops_->try_lock(obj_) != 0;
+  }
+};
+
+template <bool kTry>
+class PluginSemaphore : PluginObject {
+ public:
+  PluginSemaphore(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
+  void down() noexcept { ops_->lock(obj_); }
+  void up() noexcept { ops_->unlock(obj_); }
+  bool down_trylock() noexcept
+    requires kTry
+  {
+    return ops_->try_lock(obj_) != 0;
+  }
+};
+
+}  // namespace rwstress

@@ -1,0 +1,147 @@
+// --plugin: loads a shared object written against include/rwstress/plugin.h,
+// checks every ops table it exports, and adds its locks to the registry
+// (docs/plugins.md). A plugin stays loaded for the life of the process: its
+// names and ops tables are read until the end.
+#include <dlfcn.h>
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "locks/plugin/plugin_locks.h"
+#include "registry/lock_entry.h"
+#include "registry/registry.h"
+
+namespace rwstress {
+
+namespace {
+
+using namespace lock_entry;
+
+// The registry keeps string_views: each plugin's origin line lives here.
+std::deque<std::string>& origins() {
+  static std::deque<std::string> o;
+  return o;
+}
+
+// A plugin lock has no fairness class in ABI 1, so none is promised: its
+// starvation is reported, never judged (docs/plugins.md).
+constexpr Fairness kPluginFairness = Fairness::kUnfair;
+
+template <bool kTry, bool kTryShared>
+LockEntry rwlock_with_downgrade(const rwstress_lock_ops& ops, std::string_view origin) {
+  return ops.downgrade
+             ? rwlock<PluginRwlock<kTry, kTryShared, true>>(ops.name, kPluginFairness, origin)
+             : rwlock<PluginRwlock<kTry, kTryShared, false>>(ops.name, kPluginFairness, origin);
+}
+
+template <bool kTry>
+LockEntry rwlock_with_try_shared(const rwstress_lock_ops& ops, std::string_view origin) {
+  return ops.try_lock_shared ? rwlock_with_downgrade<kTry, true>(ops, origin)
+                             : rwlock_with_downgrade<kTry, false>(ops, origin);
+}
+
+// The instantiation whose capabilities are the plugin's optional ops.
+LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin) {
+  LockEntry e;
+  switch (ops.family) {
+    case RWSTRESS_FAMILY_RWLOCK:
+      e = ops.try_lock ? rwlock_with_try_shared<true>(ops, origin)
+                       : rwlock_with_try_shared<false>(ops, origin);
+      break;
+    case RWSTRESS_FAMILY_MUTEX:
+      e = ops.try_lock ? mutex<PluginMutex<true>>(ops.name, kPluginFairness, origin)
+                       : mutex<PluginMutex<false>>(ops.name, kPluginFairness, origin);
+      break;
+    case RWSTRESS_FAMILY_SEMAPHORE:
+      e = ops.try_lock ? semaphore<PluginSemaphore<true>>(ops.name, kPluginFairness, origin)
+                       : semaphore<PluginSemaphore<false>>(ops.name, kPluginFairness, origin);
+      break;
+  }
+  e.meta.plugin = &ops;
+  return e;
+}
+
+bool valid_name(const char* name) {
+  if (!name || !*name) return false;
+  for (const char* c = name; *c; ++c)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' ||
+          *c == '-'))
+      return false;
+  return true;
+}
+
+// "" or what is wrong with one ops table.
+std::string check_ops(const rwstress_lock_ops& ops) {
+  if (ops.abi != RWSTRESS_PLUGIN_ABI)
+    return fmt::format("ABI {} (this rwstress speaks ABI {})", ops.abi, RWSTRESS_PLUGIN_ABI);
+  if (!valid_name(ops.name)) return "a name must be non-empty and only [a-z0-9._-]";
+  const bool rwlock = ops.family == RWSTRESS_FAMILY_RWLOCK;
+  if (!rwlock && ops.family != RWSTRESS_FAMILY_MUTEX && ops.family != RWSTRESS_FAMILY_SEMAPHORE)
+    return fmt::format("family {} is none of rwlock (1), semaphore (2), mutex (3)",
+                       int(ops.family));
+  if (ops.size == 0) return "size is 0";
+  if (ops.size > (std::size_t(1) << 30)) return fmt::format("size {} is over 1 GiB", ops.size);
+  if (!ops.init) return "init is NULL";
+  if (!ops.lock || !ops.unlock) return "lock and unlock are mandatory";
+  if (rwlock && (!ops.lock_shared || !ops.unlock_shared))
+    return "a rwlock needs lock_shared and unlock_shared";
+  if (!rwlock && (ops.lock_shared || ops.unlock_shared || ops.try_lock_shared || ops.downgrade))
+    return "lock_shared, unlock_shared, try_lock_shared and downgrade are for rwlocks only";
+  // One object, initialised and destroyed, before any run relies on it.
+  const long count = ops.family == RWSTRESS_FAMILY_SEMAPHORE ? 1 : 0;
+  const std::size_t size = (ops.size + 63) / 64 * 64;
+  void* obj = std::aligned_alloc(64, size);
+  if (!obj) return "cannot allocate one lock object";
+  std::memset(obj, 0, size);
+  const int rc = ops.init(obj, count);
+  if (rc == 0 && ops.destroy) ops.destroy(obj);
+  std::free(obj);
+  if (rc != 0) return fmt::format("init returned {} on a zeroed object", rc);
+  return "";
+}
+
+}  // namespace
+
+std::string load_plugin(const std::string& path) {
+  auto bad = [&](const std::string& why) { return fmt::format("--plugin {}: {}", path, why); };
+  // RTLD_NOW: a symbol the plugin lacks is an error here, not a crash mid-run.
+  void* handle = dlopen(path.find('/') == std::string::npos ? ("./" + path).c_str() : path.c_str(),
+                        RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* err = dlerror();
+    return bad(err ? err : "cannot load");
+  }
+  using EntryFn = const rwstress_lock_ops* const* (*)();
+  auto entry = reinterpret_cast<EntryFn>(dlsym(handle, "rwstress_plugin_v1"));
+  if (!entry) {
+    dlclose(handle);
+    return bad("exports no rwstress_plugin_v1 (is it an rwstress plugin?)");
+  }
+  const rwstress_lock_ops* const* list = entry();
+  if (!list || !list[0]) {
+    dlclose(handle);
+    return bad("rwstress_plugin_v1() lists no locks");
+  }
+  std::vector<const rwstress_lock_ops*> ops;
+  for (const rwstress_lock_ops* const* p = list; *p; ++p) {
+    const rwstress_lock_ops& o = **p;
+    std::string why = check_ops(o);
+    const std::string name = o.name && valid_name(o.name) ? o.name : "?";
+    if (why.empty() && find_lock(name))
+      why = "the name is taken (a built-in lock or an earlier plugin has it)";
+    for (const rwstress_lock_ops* seen : ops)
+      if (why.empty() && name == seen->name) why = "the plugin lists this name twice";
+    if (!why.empty())  // none of its locks is added
+      return bad(fmt::format("lock {} ('{}'): {}", p - list, name, why));
+    ops.push_back(&o);
+  }
+  const std::string& origin = origins().emplace_back(fmt::format("plugin {}", path));
+  for (const rwstress_lock_ops* o : ops) add_lock(plugin_entry(*o, origin));
+  return "";
+}
+
+}  // namespace rwstress

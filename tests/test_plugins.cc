@@ -1,0 +1,94 @@
+// --plugin: the example plugin's correct locks PASS in the main run, its
+// broken ones are caught, and every malformed plugin is refused with one
+// line and exit 2. The plugins are built next to this test (both build
+// files): RWSTRESS_PLUGIN_DIR.
+#define BOOST_TEST_MODULE plugins
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "tests/test_support.h"
+
+namespace rwstress::test {
+namespace {
+
+std::string plugin(const std::string& name) {
+  return std::string(RWSTRESS_PLUGIN_DIR) + "/" + name + ".so";
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+BOOST_AUTO_TEST_CASE(plugin_locks_are_listed_with_their_capabilities) {
+  ProcessResult r = run_rwstress("--plugin " + plugin("plain_locks") + " list");
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out.find("c-rwlock") != std::string::npos);
+  BOOST_TEST(r.out.find("read-trylock,write-trylock,downgrade") != std::string::npos);
+  BOOST_TEST(r.out.find("c-semaphore") != std::string::npos);
+  BOOST_TEST(r.out.find("plugin " + plugin("plain_locks")) != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(correct_plugin_locks_pass_and_the_replay_line_loads_the_plugin) {
+  for (const char* shape : {"--readers 2 --writers 1", "--readers 4 --writers 2 --sched"}) {
+    ProcessResult r = run_rwstress("--plugin " + plugin("plain_locks") +
+                                   " --lock c-rwlock,c-mutex,c-semaphore --duration 300ms " +
+                                   shape);
+    BOOST_TEST(r.exit_code == 0, r.out + r.err);
+    BOOST_TEST(r.out.find("rwstress --plugin " + plugin("plain_locks") + " --lock") !=
+               std::string::npos, r.out);
+  }
+  // The worker-loop injection points reach a plugin lock too.
+  ProcessResult inj = run_rwstress("--plugin " + plugin("plain_locks") +
+                                   " --lock c-rwlock --duration 300ms --inject "
+                                   "'sleep@in-cs:p=0.01,fixed(50us)'");
+  BOOST_TEST(inj.exit_code == 0, inj.out + inj.err);
+}
+
+BOOST_AUTO_TEST_CASE(broken_plugin_locks_are_caught) {
+  ProcessResult rw = run_rwstress("--plugin " + plugin("broken_locks") +
+                                  " --lock c-rwlock-broken --duration 1 --cs-read 200 --cs-write 200");
+  BOOST_TEST(rw.exit_code == 1, rw.out + rw.err);  // FAIL: a writer among readers
+  ProcessResult mx = run_rwstress("--plugin " + plugin("broken_locks") +
+                                  " --lock c-mutex-broken --threads 4 --duration 1");
+  BOOST_TEST(mx.exit_code == 1, mx.out + mx.err);
+  ProcessResult sem = run_rwstress("--plugin " + plugin("broken_locks") +
+                                   " --lock c-semaphore-broken --threads 4 --count 1 --duration 1");
+  BOOST_TEST(sem.exit_code == 1, sem.out + sem.err);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"bad_abi", "ABI 2"},
+      {"bad_name", "[a-z0-9._-]"},
+      {"bad_duplicate", "the name is taken"},
+      {"bad_twice", "lists this name twice"},
+      {"bad_family", "family 7"},
+      {"bad_shared_in_mutex", "for rwlocks only"},
+      {"bad_missing_unlock", "lock and unlock are mandatory"},
+      {"bad_init_fails", "init returned -22"},
+      {"bad_no_symbol", "exports no rwstress_plugin_v1"},
+      {"bad_empty", "lists no locks"},
+  };
+  for (const auto& [name, why] : cases) {
+    ProcessResult r = run_rwstress("--plugin " + plugin(name) + " --lock xadd --duration 100ms");
+    BOOST_TEST(r.exit_code == 2, name);
+    BOOST_TEST(lines(r.err) == 1, name << ": " << r.err);
+    BOOST_TEST(r.err.find("--plugin " + plugin(name)) != std::string::npos, r.err);
+    BOOST_TEST(r.err.find(why) != std::string::npos, name << ": " << r.err);
+    BOOST_TEST(r.out.empty(), name << ": ran anyway");
+  }
+  ProcessResult missing = run_rwstress("--plugin /nonexistent/x.so list");
+  BOOST_TEST(missing.exit_code == 2);
+  BOOST_TEST(lines(missing.err) == 1, missing.err);
+  // Not a shared object at all.
+  ProcessResult text = run_rwstress("--plugin " + std::string(RWSTRESS_SOURCE_DIR) +
+                                    "/README.md list");
+  BOOST_TEST(text.exit_code == 2);
+  BOOST_TEST(lines(text.err) == 1, text.err);
+}
+
+}  // namespace
+}  // namespace rwstress::test
