@@ -14,6 +14,7 @@
 #include "commands/session.h"
 #include "commands/suite.h"
 #include "commands/sweep.h"
+#include "commands/validate.h"
 #include "platform/cycle_clock.h"
 #include "platform/interrupt.h"
 #include "platform/printable.h"
@@ -36,13 +37,6 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
-// Where the runs go: the CPUs of --cpus in placement order, or all of them.
-std::vector<int> chosen_cpus(const RunConfig& cfg, const Topology& topology) {
-  return cfg.cpus.count > 0       ? topology.select_cpus(cfg.placement, cfg.cpus.count)
-         : !cfg.cpus.list.empty() ? topology.select_cpus(cfg.placement, cfg.cpus.list)
-                                  : topology.placement_order(cfg.placement);
-}
-
 // After the rows: the --lockstat table and --hist histograms.
 void print_measurements(const Report& report) {
   const auto& runs = report.runs;
@@ -62,7 +56,7 @@ int run_main(RunConfig cfg) {
   Topology topology = Topology::load_system();
   std::vector<int> cpus;
   try {
-    cpus = chosen_cpus(cfg, topology);
+    cpus = cfg.chosen_cpus(topology);
   } catch (const TopologyError& e) {
     // `--cpus 4` meant a count before 0.2: say what to write now.
     if (cfg.cpus.list.size() == 1)
@@ -136,6 +130,16 @@ int main(int argc, char** argv) {
       for (const auto& line : compare_table(a, b, outcome.config.compare_alpha)) print(line);
       return 0;
     }
+    case CliAction::kValidate:
+      try {
+        Topology topology = Topology::load_system();
+        const Output out{print, [](const std::string& message) { usage_error(message); }};
+        const int code = run_validate(outcome.config, topology, out);
+        std::fflush(stdout);
+        _exit(code);  // a hung scenario's child is gone; nothing else to join
+      } catch (const TopologyError& e) {
+        return usage_error(e.what());
+      }
     case CliAction::kSweep:
     case CliAction::kSuite:
       try {

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "commands/validate.h"
+#include "injectors/inject_spec.h"
 #include "registry/registry.h"
 #include "tests/test_support.h"
 
@@ -448,4 +450,21 @@ BOOST_AUTO_TEST_CASE(binary_cpu_zero_is_cpu_zero) {
   r = test::run_rwstress("--lock xadd --readers 1 --writers 1 --ncpus 1 --duration 100ms");
   BOOST_TEST(r.exit_code == 0, r.err);
   BOOST_TEST(r.out.find("--ncpus 1 --placement") != std::string::npos, r.out);
+}
+
+// validate's battery: every scenario's --inject spec parses (a bad one would
+// stop validate with exit 2), and each family has its shapes and schedules.
+BOOST_AUTO_TEST_CASE(validate_battery_specs_parse) {
+  for (Family f : {Family::kRwlock, Family::kSemaphore, Family::kMutex}) {
+    const auto battery = rwstress::validate_battery(f, 2);
+    BOOST_TEST(battery.size() >= 15u);
+    int injected = 0;
+    for (const auto& v : battery) {
+      if (v.inject.empty()) continue;
+      ++injected;
+      std::string err;
+      BOOST_TEST(rwstress::parse_inject_spec(v.inject, &err).has_value(), v.inject << ": " << err);
+    }
+    BOOST_TEST(injected == 8);
+  }
 }

@@ -90,5 +90,41 @@ BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
   BOOST_TEST(lines(text.err) == 1, text.err);
 }
 
+// validate: the battery passes a correct lock, built-in or plugin, and
+// catches a broken one with the replay line of each scenario it failed.
+BOOST_AUTO_TEST_CASE(validate_passes_correct_locks_and_catches_broken_ones) {
+  ProcessResult ok = run_rwstress("validate --lock xadd --time 5s");
+  BOOST_TEST(ok.exit_code == 0, ok.out + ok.err);
+  BOOST_TEST(ok.out.find("validate xadd: all 24 scenarios PASS") != std::string::npos, ok.out);
+  BOOST_TEST(ok.out.find("inject before-sleep") != std::string::npos);
+
+  ProcessResult plugins = run_rwstress("--plugin " + plugin("plain_locks") +
+                                       " validate --lock c-rwlock,c-mutex,c-semaphore --time 4s");
+  BOOST_TEST(plugins.exit_code == 0, plugins.out + plugins.err);
+  for (const char* lock : {"c-rwlock", "c-mutex", "c-semaphore"})
+    BOOST_TEST(plugins.out.find(std::string("validate ") + lock + ": all") != std::string::npos,
+               plugins.out);
+
+  ProcessResult broken = run_rwstress("--plugin " + plugin("broken_locks") +
+                                      " validate --lock c-rwlock-broken --time 4s --watchdog 1s");
+  BOOST_TEST(broken.exit_code == 1, broken.out + broken.err);
+  BOOST_TEST(broken.out.find("did not PASS; replay each with:") != std::string::npos, broken.out);
+  BOOST_TEST(broken.out.find("rwstress --plugin " + plugin("broken_locks") +
+                             " --lock c-rwlock-broken") != std::string::npos, broken.out);
+
+  ProcessResult hang = run_rwstress("validate --lock busted-lost-wakeup --time 3s --watchdog 1s");
+  BOOST_TEST(hang.exit_code == 3, hang.out + hang.err);  // HANG, under sleep@before-sleep
+  BOOST_TEST(hang.out.find("inject before-sleep          HANG") != std::string::npos, hang.out);
+}
+
+BOOST_AUTO_TEST_CASE(validate_refuses_bad_input) {
+  ProcessResult no_lock = run_rwstress("validate --time 5s");
+  BOOST_TEST(no_lock.exit_code == 2);
+  BOOST_TEST(no_lock.err.find("--lock") != std::string::npos, no_lock.err);
+  ProcessResult bad_time = run_rwstress("validate --lock xadd --time 0");
+  BOOST_TEST(bad_time.exit_code == 2);
+  BOOST_TEST(lines(bad_time.err) == 1, bad_time.err);
+}
+
 }  // namespace
 }  // namespace rwstress::test

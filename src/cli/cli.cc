@@ -218,11 +218,13 @@ struct RawOptions {
   std::vector<std::string> inject_specs;
   std::string list_what;
   std::string sweep_cpus = "1..N", sweep_placements = "compact", beyond = "skip";
+  std::string validate_time = "2m";
   CLI::App* list = nullptr;
   CLI::App* selftest = nullptr;
   CLI::App* sweep = nullptr;
   CLI::App* suite = nullptr;
   CLI::App* compare = nullptr;
+  CLI::App* validate = nullptr;
 };
 
 // The main run's options (which sweep and suite share).
@@ -328,6 +330,13 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   suite->footer("rwsem-test: the 2001 rwsem benchmark (1 s per run, 2 runs; --lock adds rwlocks). bkl: the 2000 BKL report "
                 "over 1..all CPUs. --duration, --repeat, --json, --csv, --junit, --plot apply.");
   suite->add_option("name", cfg.suite, "rwsem-test | bkl | list")->required();
+  CLI::App* validate = raw.validate = app.add_subcommand(
+      "validate", "is this lock ready to port? the battery of scenarios that catch each bug class");
+  validate->fallthrough();
+  validate->footer("--lock names the lock(s), --plugin loads them; --seed, --cpus, --placement and "
+                   "--watchdog apply. Each scenario runs in a child process.");
+  validate->add_option("--time", raw.validate_time, "the budget per lock, shared by its scenarios")
+      ->default_val("2m");
   CLI::App* compare = raw.compare = app.add_subcommand(
       "compare", "mean (stddev), % difference and Welch's t-test of two --json results");
   compare->add_option("a", cfg.compare_a, "the baseline (A.json)")->required();
@@ -521,9 +530,16 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   if (error = finish_run_options(app, raw, cfg); !error.empty()) return usage_error(error);
   if (error = output_paths_error(cfg, app); !error.empty()) return usage_error(error);
 
-  out.action = raw.sweep->parsed()   ? CliAction::kSweep
-               : raw.suite->parsed() ? CliAction::kSuite
-                                     : CliAction::kRun;
+  if (raw.validate->parsed()) {
+    if (!cfg.lock_given) return usage_error("validate: name the lock with --lock NAME");
+    auto t = parse_duration(raw.validate_time, &error, std::chrono::seconds(1));
+    if (!t) return usage_error("validate --time: " + error);
+    cfg.validate_time = *t;
+  }
+  out.action = raw.sweep->parsed()      ? CliAction::kSweep
+               : raw.suite->parsed()    ? CliAction::kSuite
+               : raw.validate->parsed() ? CliAction::kValidate
+                                        : CliAction::kRun;
   out.config = std::move(cfg);
   return out;
 }

@@ -18,6 +18,7 @@ enum class CliAction {
   kSweep,     // rwstress sweep --cpus 1,2,4 [--placements ...]
   kSuite,     // rwstress suite NAME
   kCompare,   // rwstress compare A.json B.json
+  kValidate,  // rwstress validate --lock NAME [--time D]
   kExit,  // --help, --version, or a usage error: print `output`, exit `exit_code`
 };
 

@@ -68,6 +68,12 @@ std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* erro
   return spec;
 }
 
+std::vector<int> RunConfig::chosen_cpus(const Topology& topology) const {
+  return cpus.count > 0       ? topology.select_cpus(placement, cpus.count)
+         : !cpus.list.empty() ? topology.select_cpus(placement, cpus.list)
+                              : topology.placement_order(placement);
+}
+
 bool RunConfig::selects(Family f) const {
   for (const LockMeta* m : locks)
     if (m->family == f) return true;

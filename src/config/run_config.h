@@ -62,6 +62,7 @@ struct RunConfig {
   std::vector<Placement> sweep_placements;
   bool sweep_oversubscribe = false;  // sweep --beyond oversubscribe
   std::string suite;                       // rwstress suite NAME
+  std::chrono::nanoseconds validate_time = std::chrono::minutes(2);  // validate --time
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line
   std::string compare_a, compare_b;        // rwstress compare A B
@@ -74,6 +75,9 @@ struct RunConfig {
   // shared. The placement plan is the caller's.
   Scenario scenario_for(const LockMeta& meta) const;
   int threads_for(Family f) const { return f == Family::kRwlock ? readers + writers : threads; }
+  // Where the runs go: the CPUs of --cpus/--ncpus in placement order, or all
+  // of them. Throws TopologyError for a CPU this process may not use.
+  std::vector<int> chosen_cpus(const Topology& topology) const;
 
   // The command line that replays this run: every effective option, the CPUs
   // actually used, and the seed.

@@ -1,0 +1,160 @@
+#include "commands/validate.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "commands/isolated.h"
+#include "commands/suite.h"
+#include "injectors/inject_spec.h"
+#include "model/verdict.h"
+#include "model/version.h"
+#include "platform/duration.h"
+#include "registry/registry.h"
+#include "report/report.h"
+
+namespace rwstress {
+
+namespace {
+
+// The schedules that open the windows the busted zoo needs (selftest), and
+// the ones that preempt a holder or a waiter in the worst place.
+// The lock points (before-sleep ... spurious-wake) are visited only by a
+// lock with hooks (an in-tree lock); a plugin or library lock gets the
+// worker-loop ones.
+struct Schedule {
+  const char* name;
+  const char* spec;
+};
+const Schedule kSchedules[] = {
+    {"inject before-sleep", "sleep@before-sleep:fixed(200us)"},
+    {"inject after-enqueue", "delay@after-enqueue+mid-release:p=0.01,fixed(20us)"},
+    {"inject before-wake", "sleep@before-wake:p=0.01,fixed(100us)"},
+    {"inject spurious-wake", "spurious-wake:p=0.25"},
+    {"inject holder preempted", "sleep@in-cs:p=0.001,fixed(5ms)"},
+    {"inject yield in-cs", "yield@in-cs:p=0.01"},
+    {"inject stall", "stall@in-cs+before-release:p=0.0001,fixed(20ms)"},
+    {"inject stutter", "stutter:every=200ms,for=20ms"},
+};
+
+}  // namespace
+
+std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
+  std::vector<ValidateScenario> b;
+  auto add = [&b](std::string name, int readers, int writers, int count, bool sched,
+                  std::uint64_t cs_read = 0, std::string inject = "") {
+    b.push_back({std::move(name), readers, writers, count, sched, cs_read, std::move(inject)});
+  };
+  const int over = 4 * std::max(1, ncpus);  // four threads per CPU
+  switch (f) {
+    case Family::kRwlock:
+      for (const RwsemTest& t : rwsem_tests())
+        for (bool sched : {false, true})
+          add(fmt::format("{}{}", t.name, sched ? " sched" : ""), t.readers, t.writers, 0, sched);
+      add("2R+1W", 2, 1, 0, false);
+      add("2R+1W sched", 2, 1, 0, true);
+      add("readers overlap (cs-read)", 4, 1, 0, false, 20000);
+      add("oversubscribed", over * 2 / 3, over / 3, 0, false);
+      for (const Schedule& s : kSchedules) add(s.name, 4, 2, 0, false, 0, s.spec);
+      break;
+    case Family::kSemaphore:
+      for (int count : {1, 2, ncpus + 1})
+        for (bool sched : {false, true})
+          add(fmt::format("count {}{}", count, sched ? " sched" : ""), 0, 4, count, sched);
+      add("oversubscribed count 1", 0, over, 1, false);
+      for (const Schedule& s : kSchedules) add(s.name, 0, 4, 1, false, 0, s.spec);
+      break;
+    case Family::kMutex:
+      for (int threads : {2, 4, 8})  // 8: five and more waiters (ticket wrap)
+        for (bool sched : {false, true})
+          add(fmt::format("{}T{}", threads, sched ? " sched" : ""), 0, threads, 0, sched);
+      add("oversubscribed", 0, over, 0, false);
+      for (const Schedule& s : kSchedules) add(s.name, 0, 4, 0, false, 0, s.spec);
+      break;
+  }
+  return b;
+}
+
+int run_validate(const RunConfig& base, const Topology& topology, const Output& out) {
+  const std::vector<int> cpus = base.chosen_cpus(topology);  // TopologyError: the caller's
+  Verdict worst = Verdict::kPass;
+  for (const LockMeta* meta : base.locks) {
+    const LockEntry& entry = entry_of(*meta);
+    const std::vector<ValidateScenario> battery =
+        validate_battery(meta->family, int(cpus.size()));
+    const auto per_run = std::max<std::chrono::nanoseconds>(
+        kValidateMinRun,
+        std::chrono::duration_cast<std::chrono::milliseconds>(
+            base.validate_time / std::max<std::size_t>(1, battery.size())));
+    out.print(fmt::format("rwstress {} validate {}: {} scenarios, {} each, each in a child "
+                          "process; seed {:#x}",
+                          kVersion, meta->name, battery.size(), format_duration(per_run),
+                          base.seed));
+    out.print(fmt::format("{:<28} {:<8} {:>8} {:>10} {:>6}", "SCENARIO", "VERDICT", "SECONDS",
+                          "OPS/S", "JAIN"));
+    std::vector<std::string> failed;
+    for (const ValidateScenario& v : battery) {
+      RunConfig cfg = base;
+      cfg.lock_spec = std::string(meta->name);
+      cfg.locks = {meta};
+      cfg.readers = v.readers;
+      cfg.writers = v.writers;
+      cfg.threads = v.writers;
+      if (v.count > 0) cfg.count = v.count;
+      cfg.sched = v.sched;
+      cfg.cs_read_loops = v.cs_read_loops;
+      cfg.duration = per_run;
+      cfg.injection.specs.clear();
+      if (!v.inject.empty()) {
+        std::string err;
+        auto spec = parse_inject_spec(v.inject, &err);
+        if (!spec) {  // the battery's own specs parse (test_cli checks them)
+          out.error(fmt::format("validate: scenario '{}': {}", v.name, err));
+          return 2;
+        }
+        cfg.injection.specs.push_back(*spec);
+      }
+      Scenario sc = cfg.scenario_for(*meta);
+      sc.plan = topology.plan(sc.threads(), cpus);
+      sc.topology = &topology;
+      const bool instrumented = !cfg.injection.empty();
+      if (instrumented) sc.injection = &cfg.injection;
+      const RunFn fn = instrumented ? entry.run_instrumented : entry.run;
+      const auto limit = std::chrono::duration_cast<std::chrono::seconds>(
+                             per_run + 2 * cfg.watchdog) +
+                         std::chrono::seconds(5);
+      IsolatedOutcome o = run_isolated(
+          [&] {
+            RunResult r = fn(sc, *meta);
+            IsolatedOutcome mine;
+            mine.verdict = r.error.empty() ? r.verdict : Verdict::kFail;
+            mine.seconds = r.duration_s;
+            mine.others_share = r.others_share;
+            mine.ops_per_s = r.ops_per_s();
+            mine.jain = std::min(r.jain_readers < 0 ? 2.0 : r.jain_readers,
+                                 r.jain_writers < 0 ? 2.0 : r.jain_writers);
+            if (mine.jain > 1.5) mine.jain = -1;
+            return mine;
+          },
+          limit);
+      worst = worse(worst, o.verdict);
+      out.print(fmt::format("{:<28} {:<8} {:>8.2f} {:>10} {:>6}", v.name, verdict_name(o.verdict),
+                            o.seconds, human_rate(o.ops_per_s),
+                            o.jain < 0 ? std::string("-") : fmt::format("{:.2f}", o.jain)));
+      if (o.verdict != Verdict::kPass)
+        failed.push_back(fmt::format("  {}: {}", v.name, cfg.describe(sc.plan)));
+    }
+    out.print("");
+    if (failed.empty()) {
+      out.print(fmt::format("validate {}: all {} scenarios PASS", meta->name, battery.size()));
+    } else {
+      out.print(fmt::format("validate {}: {} of {} scenarios did not PASS; replay each with:",
+                            meta->name, failed.size(), battery.size()));
+      for (const std::string& f : failed) out.print(f);
+    }
+    out.print("");
+  }
+  return exit_code_of(worst);
+}
+
+}  // namespace rwstress

@@ -1,0 +1,39 @@
+// rwstress validate: is this lock ready to port? One battery of scenarios
+// per selected lock (the 2001 rwsem benchmark's shapes with and without
+// SCHED, overlapping readers, semaphore counts, oversubscription, and the
+// injection schedules that open the narrow windows), each run in a child
+// process within a time budget; a row per scenario, a final verdict, and
+// the replay line of every scenario that did not PASS (docs/plugins.md).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "config/run_config.h"
+#include "platform/topology.h"
+#include "report/reporter.h"
+
+namespace rwstress {
+
+// One scenario of the battery: what it changes in the user's configuration.
+struct ValidateScenario {
+  std::string name;  // "rws-rw sched", "inject before-sleep", ...
+  int readers = 0;   // rwlocks
+  int writers = 0;   // rwlock writers, or the threads of a mutex or a semaphore
+  int count = 0;     // semaphores
+  bool sched = false;
+  std::uint64_t cs_read_loops = 0;
+  std::string inject;  // one --inject spec, or ""
+};
+
+// The battery for a lock of family `f` on `ncpus` CPUs.
+std::vector<ValidateScenario> validate_battery(Family f, int ncpus);
+
+// Runs the battery for every lock of cfg.locks within cfg.validate_time
+// (shared out evenly, at least kValidateMinRun a scenario). Returns the exit
+// code of the worst verdict.
+inline constexpr std::chrono::milliseconds kValidateMinRun{200};
+int run_validate(const RunConfig& cfg, const Topology& topology, const Output& out);
+
+}  // namespace rwstress
