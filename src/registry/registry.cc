@@ -1,8 +1,8 @@
 #include "registry/registry.h"
 
 #include <algorithm>
-#include <deque>
 #include <cstdlib>
+#include <deque>
 
 #include "locks/busted/busted_mutexes.h"
 #include "locks/busted/busted_noop.h"
@@ -167,14 +167,14 @@ constexpr LockEntry kLocks[] = {
                                  "up() hands the unit to a waiter and also raises the count", true),
 };
 
-}  // namespace
-
 // The built-in locks, then those --plugin added (a deque: adding one moves
 // none of the others, whose metadata RunConfig points at).
 std::deque<LockEntry>& table() {
   static std::deque<LockEntry> t(std::begin(kLocks), std::end(kLocks));
   return t;
 }
+
+}  // namespace
 
 const std::deque<LockEntry>& lock_registry() { return table(); }
 
