@@ -94,7 +94,10 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
                           "OPS/S", "JAIN"));
     std::vector<std::string> failed;
     for (const ValidateScenario& v : battery) {
-      RunConfig cfg = base;
+      RunConfig cfg = base;  // --seed, --cpus, --placement, --watchdog, --cs-write, --delay
+      cfg.check = true;      // the battery is about verdicts: checkers on, nothing measured
+      cfg.measure = {};
+      cfg.repeat = 1;
       cfg.lock_spec = std::string(meta->name);
       cfg.locks = {meta};
       cfg.readers = v.readers;
