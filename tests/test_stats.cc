@@ -159,6 +159,18 @@ BOOST_AUTO_TEST_CASE(a_reader_queued_behind_a_held_back_writer_is_not_starved_by
   BOOST_TEST(convoy.starved_by_cause[int(StarvationCause::kBehindHeldBack)] == 1);
   // One behind (the run stopped in the middle of a turn): the same.
   BOOST_TEST(run(11).verdict == Verdict::kPass);
+  // A held-back writer that completed nothing explains nobody.
+  {
+    RunResult r = with_threads(Fairness::kTaskFair, {{Role::kReader, 400000},
+                                                     {Role::kReader, 400000},
+                                                     {Role::kReader, 0},
+                                                     {Role::kWriter, 0}});
+    for (auto& t : r.threads) t.wall_s = 2, t.on_cpu_s = 0.5, t.runq_wait_s = 0.5;
+    r.threads[2].on_cpu_s = 0.001, r.threads[2].runq_wait_s = 0.001;
+    r.threads[3].on_cpu_s = 0.01, r.threads[3].runq_wait_s = 1.96;
+    summarize_run(r);
+    BOOST_TEST(r.verdict == Verdict::kStarved);
+  }
   // Further behind the held-back writer than that: not explained by it.
   RunResult behind_less = run(5);
   BOOST_TEST(behind_less.verdict == Verdict::kStarved);

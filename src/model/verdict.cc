@@ -56,10 +56,11 @@ std::vector<StarvedThread> find_starved_threads(const std::vector<ThreadResult>&
   // time: at 200 readers and 1 writer on 2 CPUs the writer sits in a run
   // queue 98% of the run, and the readers that queue behind it (as a FIFO
   // lock must) get one read per write. One of slack: the run stops in the
-  // middle of a turn.
+  // middle of a turn. A held-back thread that completed nothing explains
+  // nobody: the others are judged as before.
   const StarvedThread* slowest_held_back = nullptr;
   for (const auto& s : starved)
-    if (s.cause == StarvationCause::kScheduler &&
+    if (s.cause == StarvationCause::kScheduler && s.ops > 0 &&
         (!slowest_held_back || s.ops < slowest_held_back->ops))
       slowest_held_back = &s;
   if (slowest_held_back) {
