@@ -134,9 +134,9 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
             mine.seconds = r.duration_s;
             mine.others_share = r.others_share;
             mine.ops_per_s = r.ops_per_s();
-            mine.jain = std::min(r.jain_readers < 0 ? 2.0 : r.jain_readers,
-                                 r.jain_writers < 0 ? 2.0 : r.jain_writers);
-            if (mine.jain > 1.5) mine.jain = -1;
+            mine.jain = r.jain_readers < 0   ? r.jain_writers
+                        : r.jain_writers < 0 ? r.jain_readers
+                                             : std::min(r.jain_readers, r.jain_writers);
             return mine;
           },
           limit);

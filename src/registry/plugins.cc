@@ -93,10 +93,8 @@ std::string check_ops(const rwstress_lock_ops& ops) {
     return "lock_shared, unlock_shared, try_lock_shared and downgrade are for rwlocks only";
   // One object, initialised and destroyed, before any run relies on it.
   const long count = ops.family == RWSTRESS_FAMILY_SEMAPHORE ? 1 : 0;
-  const std::size_t size = (ops.size + 63) / 64 * 64;
-  void* obj = std::aligned_alloc(64, size);
+  void* obj = alloc_plugin_object(ops);
   if (!obj) return "cannot allocate one lock object";
-  std::memset(obj, 0, size);
   const int rc = ops.init(obj, count);
   if (rc == 0 && ops.destroy) ops.destroy(obj);
   std::free(obj);

@@ -20,13 +20,20 @@
 
 namespace rwstress {
 
+// One lock object as the ABI promises it: `size` bytes, 64-byte aligned,
+// zeroed. nullptr when out of memory; free it with std::free.
+inline void* alloc_plugin_object(const rwstress_lock_ops& ops) noexcept {
+  const std::size_t size = (ops.size + 63) / 64 * 64;
+  void* obj = std::aligned_alloc(64, size);
+  if (obj) std::memset(obj, 0, size);
+  return obj;
+}
+
 class PluginObject {
  public:
   PluginObject(const rwstress_lock_ops* ops, long count) noexcept : ops_(ops) {
-    const std::size_t size = (ops->size + 63) / 64 * 64;
-    obj_ = std::aligned_alloc(64, size);
+    obj_ = alloc_plugin_object(*ops);
     if (!obj_) fail("out of memory", 0);
-    std::memset(obj_, 0, size);
     // The loader has run init once already; a lock that fails it later has
     // nothing to run on.
     if (int rc = ops->init(obj_, count); rc != 0) fail("init returned", rc);
