@@ -1,32 +1,58 @@
 #!/usr/bin/env bash
-# Installs a CMake build into a scratch prefix and builds the example plugin
-# the way docs/plugins.md tells a plugin author to: against the installed
-# header through pkg-config, and through find_package(rwstress). Then runs
-# it with the installed binary. Run as the ctest test 'install'.
-#   scripts/check-install.sh BUILD_DIR SOURCE_DIR
+# Installs a build into a scratch prefix and builds the example plugins the
+# way docs/plugins.md tells a plugin author to: against the installed headers
+# through pkg-config, and through find_package(rwstress). Then runs them with
+# the installed binary: the plain C locks, the kernel-style ones, and the
+# kernel's own semaphore.c/qrwlock.c/qspinlock.c if scripts/kernel-upstream.sh
+# can get them. The ctest and meson test 'install'.
+#   scripts/check-install.sh cmake|meson BUILD_DIR SOURCE_DIR
 set -euo pipefail
-build=$1
-src=$(cd "$2" && pwd)
+kind=$1
+build=$(cd "$2" && pwd)
+src=$(cd "$3" && pwd)
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
-cmake --install "$build" --prefix "$prefix" >/dev/null
+case $kind in
+  cmake) cmake --install "$build" --prefix "$prefix" >/dev/null ;;
+  meson) meson install -C "$build" --destdir "$prefix" --no-rebuild >/dev/null ;;
+  *) echo "check-install: cmake or meson, not '$kind'" >&2; exit 2 ;;
+esac
+bin=$(find "$prefix" -path '*/bin/rwstress' -type f | head -1)
 pc_dir=$(dirname "$(find "$prefix" -name rwstress.pc | head -1)")
+cfg_dir=$(dirname "$(find "$prefix" -name rwstressConfig.cmake | head -1)")
+root=$(dirname "$(dirname "$bin")")
 cflags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags rwstress)
-cc -shared -fPIC -O2 $cflags "$src/examples/plain_locks.c" -o "$prefix/plain_locks.so"
-"$prefix/bin/rwstress" --plugin "$prefix/plain_locks.so" --lock c-rwlock,c-mutex,c-semaphore \
+for ex in plain_locks kernel_semaphore kernel_qrwlock; do
+  cc -shared -fPIC -O2 -Wall -Werror $cflags "$src/examples/$ex.c" -o "$prefix/$ex.so"
+done
+"$bin" --plugin "$prefix/plain_locks.so" --plugin "$prefix/kernel_semaphore.so" \
+  --plugin "$prefix/kernel_qrwlock.so" \
+  --lock c-rwlock,c-mutex,c-semaphore,kernel-semaphore,kernel-qrwlock,kernel-qspinlock \
   --duration 200ms >/dev/null
 # find_package(rwstress): a plugin project that uses the rwstress::plugin target.
 mkdir -p "$prefix/proj"
 cat >"$prefix/proj/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.16)
 project(myplugin C)
-find_package(rwstress REQUIRED)
-add_library(plain_locks MODULE $src/examples/plain_locks.c)
-target_link_libraries(plain_locks PRIVATE rwstress::plugin)
-set_target_properties(plain_locks PROPERTIES PREFIX "")
+find_package(rwstress 0.1 REQUIRED)
+foreach(ex plain_locks kernel_qrwlock)
+  add_library(\${ex} MODULE $src/examples/\${ex}.c)
+  target_link_libraries(\${ex} PRIVATE rwstress::plugin)
+  set_target_properties(\${ex} PROPERTIES PREFIX "")
+endforeach()
 CMAKE
-cmake -S "$prefix/proj" -B "$prefix/proj/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake -S "$prefix/proj" -B "$prefix/proj/build" -Drwstress_DIR="$cfg_dir" >/dev/null
 cmake --build "$prefix/proj/build" >/dev/null
-"$prefix/bin/rwstress" --plugin "$prefix/proj/build/plain_locks.so" --lock c-rwlock \
-  --duration 200ms >/dev/null
-echo "install: header, rwstress.pc and find_package(rwstress) build a plugin that the installed rwstress runs"
+"$bin" --plugin "$prefix/proj/build/plain_locks.so" --plugin "$prefix/proj/build/kernel_qrwlock.so" \
+  --lock c-rwlock,kernel-qrwlock --duration 200ms >/dev/null
+echo "install ($kind): headers, rwstress.pc and find_package(rwstress) build plugins that the installed rwstress runs"
+# The kernel's own files against the installed layer: compiled and run once
+# (validate runs in the kernel-upstream test).
+rc=0
+RWSTRESS_VALIDATE_TIME=none RWSTRESS_KERNEL_CACHE=${RWSTRESS_KERNEL_CACHE:-$build/kernel-src} \
+  "$src/scripts/kernel-upstream.sh" "$bin" $cflags >/dev/null || rc=$?
+case $rc in
+  0) echo "install ($kind): the kernel's semaphore.c, qrwlock.c and qspinlock.c build against the installed layer and pass" ;;
+  77) echo "install ($kind): kernel sources not reachable; their check skipped" ;;
+  *) echo "install ($kind): the kernel's locking files failed against the installed layer" >&2; exit 1 ;;
+esac

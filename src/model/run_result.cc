@@ -52,6 +52,7 @@ const char* violation_kind_name(ViolationKind k) {
     case ViolationKind::kSemaphoreBound: return "semaphore-bound";
     case ViolationKind::kSemaphoreCount: return "semaphore-count";
     case ViolationKind::kLostWakeup: return "lost-wakeup";
+    case ViolationKind::kLockWarning: return "lock-warning";
   }
   return "?";
 }

@@ -35,8 +35,9 @@ enum class ViolationKind {
   kSemaphoreBound,   // more holders inside than the semaphore's count
   kSemaphoreCount,   // the count was not restored after every thread left
   kLostWakeup,       // a waiter the contract says must be admitted was left waiting
+  kLockWarning,      // the lock's own WARN_ON/BUG_ON/lockdep check fired (kernel-compat layer)
 };
-inline constexpr int kViolationKindCount = 9;
+inline constexpr int kViolationKindCount = 10;
 const char* violation_kind_name(ViolationKind k);
 inline std::ostream& operator<<(std::ostream& os, ViolationKind k) {
   return os << violation_kind_name(k);

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "locks/plugin/plugin_locks.h"
+#include "registry/kernel_host.h"
 #include "registry/lock_entry.h"
 #include "registry/registry.h"
 
@@ -113,6 +114,11 @@ std::string load_plugin(const std::string& path) {
     const char* err = dlerror();
     return bad(err ? err : "cannot load");
   }
+  // A plugin built on the kernel-compat layer takes rwstress's tasks,
+  // injection points and warning channel before anything else runs in it.
+  using AttachFn = void (*)(const rwstress_kernel_host*);
+  if (auto attach = reinterpret_cast<AttachFn>(dlsym(handle, "rwstress_kernel_attach_v1")))
+    attach(&kernel_host());
   using EntryFn = const rwstress_lock_ops* const* (*)();
   auto entry = reinterpret_cast<EntryFn>(dlsym(handle, "rwstress_plugin_v1"));
   if (!entry) {

@@ -17,6 +17,49 @@ void ViolationLog::report(ViolationKind kind, int thread, std::string detail) {
   if (stop_) stop_->store(true, std::memory_order_relaxed);
 }
 
+void ViolationLog::count_more(ViolationKind kind, std::uint64_t n) {
+  total_.fetch_add(n, std::memory_order_relaxed);
+  by_kind_[int(kind)].fetch_add(n, std::memory_order_relaxed);
+}
+
+LockWarnings& LockWarnings::instance() {
+  static LockWarnings w;
+  return w;
+}
+
+void LockWarnings::raise(int thread, std::string detail) {
+  std::lock_guard guard(mutex_);
+  for (Entry& e : entries_)
+    if (e.detail == detail) {
+      ++e.times;
+      return;
+    }
+  if (entries_.size() < kDistinct)
+    entries_.push_back(Entry{thread, std::move(detail), 1});
+  else
+    ++beyond_;
+}
+
+void LockWarnings::clear() {
+  std::lock_guard guard(mutex_);
+  entries_.clear();
+  beyond_ = 0;
+}
+
+void LockWarnings::drain_into(ViolationLog& log) {
+  std::lock_guard guard(mutex_);
+  for (Entry& e : entries_) {
+    std::string detail =
+        e.times > 1 ? fmt::format("{} ({} times; the first on this thread)", e.detail, e.times)
+                    : e.detail;
+    log.report(ViolationKind::kLockWarning, e.thread, std::move(detail));
+    log.count_more(ViolationKind::kLockWarning, e.times - 1);
+  }
+  if (beyond_) log.count_more(ViolationKind::kLockWarning, beyond_);
+  entries_.clear();
+  beyond_ = 0;
+}
+
 void ViolationLog::copy_into(RunResult& r) const {
   r.violation_count = count();
   for (int k = 0; k < kViolationKindCount; ++k) r.violations_by_kind[k] = by_kind_[k].load();

@@ -29,6 +29,8 @@ class ViolationLog {
   explicit ViolationLog(std::atomic<bool>* stop_on_first = nullptr) : stop_(stop_on_first) {}
 
   void report(ViolationKind kind, int thread, std::string detail);
+  // `n` more violations of `kind`, already described by an earlier report.
+  void count_more(ViolationKind kind, std::uint64_t n);
 
   std::uint64_t count() const { return total_.load(std::memory_order_relaxed); }
   void copy_into(RunResult& r) const;
@@ -41,6 +43,35 @@ class ViolationLog {
   std::vector<Violation> kept_;
   std::array<int, kViolationKindCount> kept_per_kind_{};
 };
+
+// What a lock says about itself: the kernel-compat layer's WARN_ON, BUG_ON
+// and lockdep checks (include/rwstress/kernel.h). Any thread may raise one
+// (a worker, the probe's, the main thread around init); the run going on
+// takes them as lock-warning violations when its workers have left. One
+// entry per distinct place and message, with how often it fired.
+class LockWarnings {
+ public:
+  static LockWarnings& instance();
+
+  void raise(int thread, std::string detail);
+  void clear();
+  void drain_into(ViolationLog& log);
+
+ private:
+  struct Entry {
+    int thread;
+    std::string detail;
+    std::uint64_t times;
+  };
+  static constexpr std::size_t kDistinct = 16;
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
+  std::uint64_t beyond_ = 0;  // raised after kDistinct distinct entries
+};
+
+// The worker index of the calling thread (the harness sets it), for the
+// violations raised from inside a lock; kProbeThread on any other thread.
+inline thread_local int tl_worker_index = kProbeThread;
 
 // Writer exclusion and reader sharing. Each side announces itself with a
 // seq_cst increment and then reads the other side's count (Dekker style):

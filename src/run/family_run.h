@@ -198,6 +198,7 @@ template <bool kInstrumented, bool kPhases = true, class Lock, class Pass>
 void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, Pass pass) {
   LockRunShared<Lock>& s = *shared;
   WorkerSlot& slot = s.slots[index];
+  tl_worker_index = index;
   if constexpr (requires { Lock::thread_enter(); }) Lock::thread_enter();  // e.g. RCU registration
   if (worker_start(s, index)) {
     if constexpr (kInstrumented) {
@@ -300,6 +301,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   result.checked = sc.check;
   result.cpus = sc.plan.cpus;
 
+  LockWarnings::instance().clear();
   auto probe_found = std::make_shared<std::vector<Violation>>();
   bool probe_finished = run_with_timeout(
       [probe_found, sc, probe, spins = meta.caps.spins] {
@@ -316,6 +318,9 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
         "semantics probe (trylock/downgrade and admitted waiters, on fresh instances) did not "
         "finish within {:.1f}s",
         std::chrono::duration<double>(sc.watchdog).count()));
+    ViolationLog said;  // what the lock warned about before it hung
+    LockWarnings::instance().drain_into(said);
+    said.copy_into(result);
     summarize_run(result);
     return result;
   }
@@ -357,6 +362,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   }
   if (result.hang_report.empty() && result.error.empty())
     final_check(shared->lock, shared->violations);
+  LockWarnings::instance().drain_into(shared->violations);
   shared->violations.copy_into(result);
   summarize_run(result);
   return result;

@@ -1,0 +1,2 @@
+/* The kernel-compat layer's <asm-generic/qspinlock_types.h>: everything is in <rwstress/kernel.h>. */
+#include <rwstress/kernel.h>

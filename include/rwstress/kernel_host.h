@@ -1,0 +1,66 @@
+/* What rwstress lends a plugin written against <rwstress/kernel.h>: its
+ * tasks, its injection points and its violation channel (docs/plugins.md,
+ * "The kernel-compat layer").
+ *
+ * A plugin that includes <rwstress/kernel.h> exports
+ * rwstress_kernel_attach_v1; rwstress calls it once, right after loading the
+ * plugin and before any of its ops, with the table below. Plain C, no macros
+ * that could clash with kernel code, so that rwstress's own C++ includes it
+ * too. A plugin author never calls any of this directly. */
+#ifndef RWSTRESS_KERNEL_HOST_H
+#define RWSTRESS_KERNEL_HOST_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RWSTRESS_KERNEL_HOST_ABI 1
+
+/* The "CPUs" of the layer are thread slots: each thread that calls into
+ * the layer gets the lowest free slot for as long as it lives, so that
+ * smp_processor_id() and per-CPU data are private to one thread even when
+ * threads outnumber processors (no preemption control in userspace). */
+#define RWSTRESS_KERNEL_NR_CPUS 10240
+
+/* The injection points the layer fires; the numbers are rwstress's. */
+enum rwstress_kernel_point {
+    RWSTRESS_KPOINT_AFTER_ENQUEUE = 0, /* set_current_state(sleeping state) */
+    RWSTRESS_KPOINT_BEFORE_SLEEP  = 1, /* schedule(), before parking */
+    RWSTRESS_KPOINT_AFTER_WAKE    = 2, /* schedule(), after it returns */
+    RWSTRESS_KPOINT_BEFORE_WAKE   = 3, /* wake_up_process() */
+    RWSTRESS_KPOINT_SPIN          = 4, /* cpu_relax(), spin-lock slow paths */
+    RWSTRESS_KPOINT_MID_RELEASE   = 5  /* wake_q_add(): release decided, wake not done */
+};
+
+struct rwstress_kernel_wake_q_node {
+    struct rwstress_kernel_wake_q_node *next;
+};
+
+/* One thread as the layer sees it. rwstress owns it: it is made on the
+ * thread's first call to current, and freed when the thread has exited and
+ * the last get_task_struct reference is put. */
+struct rwstress_kernel_task {
+    int __state;             /* TASK_*; the futex word schedule() parks on */
+    int cpu;                 /* this thread's slot, 0 .. RWSTRESS_KERNEL_NR_CPUS-1 */
+    int pid;                 /* kernel thread id */
+    int usage;               /* get/put_task_struct references (atomic) */
+    int spin_depth;          /* spin locks this thread holds (might_sleep, schedule) */
+    struct rwstress_kernel_wake_q_node wake_q;
+};
+
+struct rwstress_kernel_host {
+    unsigned abi; /* RWSTRESS_KERNEL_HOST_ABI */
+    struct rwstress_kernel_task *(*current_task)(void);
+    void (*put_task)(struct rwstress_kernel_task *task); /* the last reference frees it */
+    void (*at)(enum rwstress_kernel_point point);
+    int (*spurious_wake)(void); /* 1: let this schedule() return without a wake-up */
+    /* A WARN_ON, BUG_ON or failed lockdep assertion: becomes a lock-warning
+     * violation (FAIL) of the run, naming file and line. */
+    void (*warn)(const char *file, int line, const char *what);
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RWSTRESS_KERNEL_HOST_H */

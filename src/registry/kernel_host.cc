@@ -1,0 +1,106 @@
+// What rwstress lends a plugin built on the kernel-compat layer
+// (include/rwstress/kernel_host.h, include/rwstress/kernel.h): a task per
+// thread, the thread slots that stand in for CPUs, the injection points and
+// the lock-warning channel.
+#include "registry/kernel_host.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "injectors/injection.h"
+#include "run/checkers.h"
+
+namespace rwstress {
+
+namespace {
+
+// Lowest free slot first, so that a run's threads use slots 0..N-1 and a
+// queued lock's tail encodes small numbers, as on a machine with N CPUs.
+class CpuSlots {
+ public:
+  int take() {
+    std::lock_guard guard(mutex_);
+    for (int cpu = 0; cpu < RWSTRESS_KERNEL_NR_CPUS; ++cpu)
+      if (!used_[std::size_t(cpu)]) {
+        used_[std::size_t(cpu)] = true;
+        return cpu;
+      }
+    std::fprintf(stderr, "rwstress: more than %d threads use the kernel-compat layer at once\n",
+                 RWSTRESS_KERNEL_NR_CPUS);
+    std::_Exit(2);
+  }
+  void give(int cpu) {
+    std::lock_guard guard(mutex_);
+    used_[std::size_t(cpu)] = false;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<bool> used_ = std::vector<bool>(RWSTRESS_KERNEL_NR_CPUS, false);
+};
+
+// Never destroyed: threads may still exit after main returns.
+CpuSlots& cpu_slots() {
+  static CpuSlots* slots = new CpuSlots;
+  return *slots;
+}
+
+void put_task(rwstress_kernel_task* task) {
+  if (__atomic_sub_fetch(&task->usage, 1, __ATOMIC_ACQ_REL) == 0) delete task;
+}
+
+// The thread's own reference to its task, and its slot, until it exits.
+struct ThreadTask {
+  rwstress_kernel_task* task = nullptr;
+  ~ThreadTask() {
+    if (!task) return;
+    cpu_slots().give(task->cpu);
+    put_task(task);
+  }
+};
+thread_local ThreadTask tl_task;
+
+rwstress_kernel_task* current_task() {
+  if (!tl_task.task) {
+    auto* t = new rwstress_kernel_task{};
+    t->cpu = cpu_slots().take();
+    t->pid = int(gettid());
+    t->usage = 1;
+    tl_task.task = t;
+  }
+  return tl_task.task;
+}
+
+// The plugin's put_task_struct dropped the last reference.
+void free_task(rwstress_kernel_task* task) { delete task; }
+
+void at(rwstress_kernel_point point) { InjectHooks::at(HookPoint(int(point))); }
+
+int spurious_wake() { return InjectHooks::spurious_futex_return() ? 1 : 0; }
+
+void warn(const char* file, int line, const char* what) {
+  LockWarnings::instance().raise(tl_worker_index, fmt::format("{}:{}: {}", file, line, what));
+}
+
+static_assert(int(RWSTRESS_KPOINT_AFTER_ENQUEUE) == int(HookPoint::kAfterEnqueue));
+static_assert(int(RWSTRESS_KPOINT_BEFORE_SLEEP) == int(HookPoint::kBeforeSleep));
+static_assert(int(RWSTRESS_KPOINT_AFTER_WAKE) == int(HookPoint::kAfterWake));
+static_assert(int(RWSTRESS_KPOINT_BEFORE_WAKE) == int(HookPoint::kBeforeWake));
+static_assert(int(RWSTRESS_KPOINT_SPIN) == int(HookPoint::kSpinIteration));
+static_assert(int(RWSTRESS_KPOINT_MID_RELEASE) == int(HookPoint::kMidRelease));
+
+const rwstress_kernel_host kHost = {
+    RWSTRESS_KERNEL_HOST_ABI, current_task, free_task, at, spurious_wake, warn,
+};
+
+}  // namespace
+
+const rwstress_kernel_host& kernel_host() { return kHost; }
+
+}  // namespace rwstress

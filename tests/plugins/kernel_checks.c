@@ -1,0 +1,89 @@
+/* Locks for test_plugins that each break one rule the kernel-compat layer
+ * checks, and nothing else (each excludes correctly): the run must FAIL with
+ * a lock-warning naming this file and the line. Plus one that breaks no rule
+ * and uses every check, which must PASS.
+ *
+ *   kcheck-sleep-in-spin      schedule() and might_sleep() with a spin lock held
+ *   kcheck-lockdep            lockdep_assert_held on a spin lock it dropped
+ *   kcheck-warn-on            WARN_ON on a condition that holds (once per op)
+ *   kcheck-wrong-owner        unlocks a spin lock another thread holds
+ *   kcheck-clean              the same mutex with every check, none firing */
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+
+struct kcheck {
+	raw_spinlock_t	outer;	/* the mutex itself */
+	raw_spinlock_t	inner;
+	int		holders;
+};
+
+static void kcheck_init(struct kcheck *k)
+{
+	raw_spin_lock_init(&k->outer);
+	raw_spin_lock_init(&k->inner);
+	k->holders = 0;
+}
+
+static int kcheck_trylock(struct kcheck *k)
+{
+	return raw_spin_trylock(&k->outer);
+}
+
+static void kcheck_unlock(struct kcheck *k)
+{
+	raw_spin_unlock(&k->outer);
+}
+
+static void sleep_in_spin_lock(struct kcheck *k)
+{
+	raw_spin_lock(&k->outer);
+	might_sleep();
+	schedule(); /* TASK_RUNNING: returns at once, but it is under a spin lock */
+}
+
+static void lockdep_lock(struct kcheck *k)
+{
+	raw_spin_lock(&k->inner);
+	raw_spin_unlock(&k->inner);
+	lockdep_assert_held(&k->inner);
+	raw_spin_lock(&k->outer);
+}
+
+static void warn_on_lock(struct kcheck *k)
+{
+	raw_spin_lock(&k->outer);
+	WARN_ON(k->holders == 0);
+}
+
+/* The inner lock is handed between threads: taken in lock(), dropped in
+ * the next lock() by whichever thread comes. */
+static void wrong_owner_lock(struct kcheck *k)
+{
+	raw_spin_lock(&k->outer);
+	if (k->holders++ > 0)
+		raw_spin_unlock(&k->inner);
+	raw_spin_lock(&k->inner);
+}
+
+static void clean_lock(struct kcheck *k)
+{
+	might_sleep();
+	raw_spin_lock(&k->outer);
+	lockdep_assert_held(&k->outer);
+	lockdep_assert_not_held(&k->inner);
+	WARN_ON(k->holders != 0);
+	WARN_ON_ONCE(!raw_spin_is_locked(&k->outer));
+	BUG_ON(k->holders < 0);
+}
+
+RWSTRESS_KERNEL_MUTEX_OPS(sleep_ops, "kcheck-sleep-in-spin", struct kcheck, kcheck_init,
+			  sleep_in_spin_lock, kcheck_unlock, kcheck_trylock);
+RWSTRESS_KERNEL_MUTEX_OPS(lockdep_ops, "kcheck-lockdep", struct kcheck, kcheck_init,
+			  lockdep_lock, kcheck_unlock, kcheck_trylock);
+RWSTRESS_KERNEL_MUTEX_OPS(warn_on_ops, "kcheck-warn-on", struct kcheck, kcheck_init,
+			  warn_on_lock, kcheck_unlock, kcheck_trylock);
+RWSTRESS_KERNEL_MUTEX_OPS(wrong_owner_ops, "kcheck-wrong-owner", struct kcheck, kcheck_init,
+			  wrong_owner_lock, kcheck_unlock, kcheck_trylock);
+RWSTRESS_KERNEL_MUTEX_OPS(clean_ops, "kcheck-clean", struct kcheck, kcheck_init, clean_lock,
+			  kcheck_unlock, kcheck_trylock);
+RWSTRESS_KERNEL_PLUGIN(&sleep_ops, &lockdep_ops, &warn_on_ops, &wrong_owner_ops, &clean_ops)
