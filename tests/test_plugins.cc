@@ -5,7 +5,13 @@
 #define BOOST_TEST_MODULE plugins
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/test_support.h"
 
@@ -185,6 +191,37 @@ BOOST_AUTO_TEST_CASE(validate_passes_the_kernel_style_examples) {
   BOOST_TEST(r.exit_code == 0, r.out + r.err);
   for (const char* lock : {"kernel-semaphore", "kernel-qrwlock"})
     BOOST_TEST(r.out.find(std::string("validate ") + lock + ": all") != std::string::npos, r.out);
+}
+
+// A plugin lock that crashes mid-run is a CRASH run, in its own child
+// process; the locks run before and after it keep their results, on the
+// console and in --json, and the exit code is 4.
+BOOST_AUTO_TEST_CASE(a_crashing_plugin_lock_is_a_crash_run_and_the_others_are_kept) {
+  const std::string json = "/tmp/rwstress_plugins_" + std::to_string(getpid()) + ".json";
+  ProcessResult r = run_rwstress("--plugin " + plugin("plain_locks") + " --plugin " +
+                                 plugin("crashing_plugin") +
+                                 " --lock c-mutex,crash-segv,crash-abort,c-semaphore --threads 4"
+                                 " --duration 300ms --json " + json);
+  BOOST_TEST(r.exit_code == 4, r.out + r.err);
+  BOOST_TEST(r.out.find("plugin lock crash-segv crashed the run: SIGSEGV") != std::string::npos,
+             r.out);
+  BOOST_TEST(r.out.find("plugin lock crash-abort crashed the run: SIGABRT") != std::string::npos,
+             r.out);
+  const nlohmann::json doc = nlohmann::json::parse(slurp(json));
+  std::remove(json.c_str());
+  std::map<std::string, std::string> verdicts;
+  for (const auto& run : doc.at("runs")) verdicts[run.at("lock")] = run.at("verdict");
+  BOOST_TEST(verdicts.size() == 4u);
+  BOOST_TEST(verdicts["c-mutex"] == "PASS");
+  BOOST_TEST(verdicts["c-semaphore"] == "PASS");
+  BOOST_TEST(verdicts["crash-segv"] == "CRASH");
+  BOOST_TEST(verdicts["crash-abort"] == "CRASH");
+  // An isolated run is the run itself: a broken plugin lock still FAILs
+  // with its violations (they came back through the pipe).
+  ProcessResult broken = run_rwstress("--plugin " + plugin("broken_locks") +
+                                      " --lock c-mutex-broken --threads 4 --duration 300ms");
+  BOOST_TEST(broken.exit_code == 1, broken.out + broken.err);
+  BOOST_TEST(broken.out.find("writer-exclusion") != std::string::npos, broken.out);
 }
 
 BOOST_AUTO_TEST_CASE(validate_refuses_bad_input) {

@@ -342,6 +342,56 @@ BOOST_AUTO_TEST_CASE(golden_json_document) {
   BOOST_TEST(nlohmann::json::parse(pieces)["runs"].size() == 2u);
 }
 
+// A child process hands its RunResult back as the run's JSON object (the
+// crash isolation of plugin locks): read back, it is the same run, every
+// field that a report prints; a text that is not one is an error line,
+// never an exception.
+BOOST_AUTO_TEST_CASE(a_run_read_back_from_its_json_writes_the_same_json) {
+  std::vector<RunResult> runs = sample_runs();
+  RunResult& b = runs[1];
+  ThreadResult t;
+  t.role = Role::kHolder;
+  t.cpu = 1;
+  t.ops = 4000;
+  t.trylock_attempts = 7;
+  t.trylock_failures = 3;
+  t.wall_s = 0.5;
+  t.on_cpu_s = 0.25;
+  t.runq_wait_s = 0.125;
+  b.threads = {t, t};
+  b.violations_by_kind[int(ViolationKind::kWriterExclusion)] = 1;
+  b.violations_by_kind[int(ViolationKind::kLockWarning)] = 9;
+  b.first_violations.push_back({ViolationKind::kLockWarning, kProbeThread, "x.c:12: WARN_ON(1)"});
+  b.injections = {{"delay@in-cs:p=0.1,fixed(1us)", "in-cs", 12, 100}, {"stutter", "timer", 3, 0}};
+  b.schedule_digest = 0xdeadbeef12345678ull;
+  b.starved = {"thread 1 (holder): 3 ops"};
+  b.starved_by_cause[2] = 1;
+  b.notes = {"a note"};
+  b.hang_report = {"thread 0: in lock for 2.0s"};
+  b.stuck_threads = 1;
+  b.checked = false;
+  b.stopped_at_violation = true;
+  b.interrupted = true;
+  b.cpus_busy_s = 1.5;
+  b.others_share = 0.25;
+  b.verdict = Verdict::kHang;
+  for (const RunResult& r : runs) {
+    const std::string text = run_to_json_text(r);
+    RunResult back;
+    BOOST_TEST(run_from_json_text(text, back).empty());
+    BOOST_TEST(run_to_json_text(back) == text);
+    BOOST_TEST((back.verdict == r.verdict));
+    BOOST_TEST(back.lockstat.write.hold_hist.counts == r.lockstat.write.hold_hist.counts);
+    BOOST_TEST(back.threads.size() == r.threads.size());
+  }
+  RunResult out;
+  for (const char* bad : {"", "{", "{}", "[1]", R"({"scenario": 3})"})
+    BOOST_TEST(!run_from_json_text(bad, out).empty(), bad);
+  std::string wrong = run_to_json_text(b);
+  wrong.replace(wrong.find("\"HANG\""), 6, "\"MAYBE\"");
+  BOOST_TEST(run_from_json_text(wrong, out).find("unknown verdict 'MAYBE'") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(golden_histograms_side_by_side) {
   check_golden("hist-log2.txt", joined(histogram_text(sample_runs(), true, 20)));
   HistSpec spec;

@@ -1,7 +1,13 @@
 #include "commands/session.h"
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -19,6 +25,110 @@ std::uint64_t repeat_seed(std::uint64_t seed, int i) {
   // and each is replayable.
   return i == 0 ? seed : thread_seed(seed, i);
 }
+
+namespace {
+
+// What a plugin lock's run comes to when its child process dies or never
+// answers: the scenario's shape, the verdict, and why.
+RunResult lost_run(const Scenario& sc, const LockMeta& meta, Verdict verdict, std::string why) {
+  RunResult r;
+  r.lock = std::string(meta.name);
+  r.family = meta.family;
+  r.fairness = meta.fairness;
+  r.readers = sc.readers;
+  r.writers = sc.writers;
+  r.count = meta.family == Family::kSemaphore ? sc.count : 0;
+  r.spins = meta.caps.spins;
+  r.sched = sc.sched;
+  r.checked = sc.check;
+  r.cpus = sc.plan.cpus;
+  r.verdict = verdict;
+  (verdict == Verdict::kHang ? r.hang_report : r.notes).push_back(std::move(why));
+  return r;
+}
+
+const char* signal_abbrev(int sig) {
+  const char* name = sigabbrev_np(sig);
+  return name ? name : "?";
+}
+
+// A plugin lock runs in a child process: a crash inside it (SIGSEGV,
+// SIGBUS, SIGILL, SIGFPE, SIGABRT, any signal) ends the child, not the
+// session, and is a CRASH run naming the lock and the signal; the runs
+// before and after it are reported as usual. The child hands its RunResult
+// back as JSON through a pipe (docs/plugins.md, "Crash isolation").
+RunResult run_in_child(RunFn fn, const Scenario& sc, const LockMeta& meta) {
+  int fds[2];
+  if (pipe(fds) != 0) return fn(sc, meta);  // no pipe: run it here, unisolated
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return fn(sc, meta);
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    const std::string text = run_to_json_text(fn(sc, meta));
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0 && errno != EINTR) _exit(1);
+      if (n > 0) done += std::size_t(n);
+    }
+    _exit(0);  // stuck workers of a HANG are not joined here either
+  }
+  close(fds[1]);
+  // The run reports a hang itself after its watchdog; this limit is for a
+  // child that cannot even do that.
+  const auto limit = sc.duration + 4 * sc.watchdog + std::chrono::seconds(30);
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  std::string text;
+  bool timed_out = false;
+  char buf[65536];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = poll(&p, 1, int(std::max<long long>(left.count(), 0)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      timed_out = true;
+      break;
+    }
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, std::size_t(n));
+  }
+  close(fds[0]);
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out)
+    return lost_run(sc, meta, Verdict::kHang,
+                    fmt::format("the child process running plugin lock {} gave no result "
+                                "within {:.0f}s and was killed",
+                                meta.name, std::chrono::duration<double>(limit).count()));
+  if (WIFSIGNALED(status))
+    return lost_run(sc, meta, Verdict::kCrash,
+                    fmt::format("plugin lock {} crashed the run: SIG{} ({}), in the child "
+                                "process that ran it",
+                                meta.name, signal_abbrev(WTERMSIG(status)),
+                                strsignal(WTERMSIG(status))));
+  RunResult r;
+  if (std::string why = run_from_json_text(text, r); !why.empty() || !WIFEXITED(status) ||
+                                                      WEXITSTATUS(status) != 0)
+    return lost_run(sc, meta, Verdict::kCrash,
+                    fmt::format("the child process running plugin lock {} exited with status {} "
+                                "and no readable result",
+                                meta.name, WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  return r;
+}
+
+}  // namespace
 
 SessionReport::SessionReport(const RunConfig& cfg, const Topology& topology, std::string kind,
                              PrintFn print)
@@ -52,7 +162,8 @@ std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point) 
       sc.plan = topology_.plan(sc.threads(), point.cpus);
       sc.topology = &topology_;
       const bool instrumented = sc.injection != nullptr || sc.measure.any();
-      RunResult r = (instrumented ? entry.run_instrumented : entry.run)(sc, *meta);
+      const RunFn fn = instrumented ? entry.run_instrumented : entry.run;
+      RunResult r = meta->plugin ? run_in_child(fn, sc, *meta) : fn(sc, *meta);
       if (!r.error.empty()) return r.error;
       r.scenario_key = scenario_key(cfg, sc, r);
       r.label = point.label;

@@ -119,10 +119,162 @@ nlohmann::json run_json(const RunResult& r) {
           {"stuck_threads", r.stuck_threads},
           {"schedule_digest", fmt::format("{:#018x}", r.schedule_digest)},
           {"verdict", verdict_name(r.verdict)},
-          {"interrupted", r.interrupted}};
+          {"interrupted", r.interrupted},
+          {"checked", r.checked},
+          {"stopped_at_violation", r.stopped_at_violation},
+          {"starved_by_cause", r.starved_by_cause},
+          {"cpus_busy_s", r.cpus_busy_s}};
+}
+
+// The reader: run_json's inverse, for a RunResult that a child process
+// hands its parent. Any field missing or of the wrong type throws
+// nlohmann's exception, which run_from_json_text turns into one line.
+template <class Enum, int kCount>
+Enum enum_named(const nlohmann::json& j, const char* (*name)(Enum), const char* what) {
+  const std::string s = j.get<std::string>();
+  for (int i = 0; i < kCount; ++i)
+    if (s == name(Enum(i))) return Enum(i);
+  throw std::runtime_error(fmt::format("unknown {} '{}'", what, s));
+}
+
+double jain_of(const nlohmann::json& j) { return j.is_null() ? -1 : j.get<double>(); }
+
+TimeStat time_from(const nlohmann::json& j) {
+  TimeStat t;
+  t.count = j.at("count");
+  t.sum_ns = j.at("sum_ns");
+  t.max_ns = j.at("max_ns");
+  if (t.count) t.min_ns = j.at("min_ns");
+  return t;
+}
+
+Histogram hist_from(const nlohmann::json& j) {
+  Histogram h;
+  if (j.is_null()) return h;
+  h.spec.mode = j.at("buckets") == "log2" ? HistSpec::Mode::kLog2 : HistSpec::Mode::kLinear;
+  h.spec.width_ns = j.at("width_ns");
+  h.counts = j.at("counts").get<std::vector<std::uint64_t>>();
+  if (h.spec.mode == HistSpec::Mode::kLinear) h.spec.buckets = int(h.counts.size());
+  h.overflow = j.at("overflow");
+  h.samples = j.at("samples");
+  h.sum_ns = j.at("sum_ns");
+  return h;
+}
+
+RoleStat role_from(const nlohmann::json& j) {
+  RoleStat s;
+  s.requests = j.at("requests");
+  s.acquired = j.at("acquired");
+  s.nowait = j.at("nowait");
+  s.waited = j.at("waited");
+  s.rejected = j.at("rejected");
+  s.hold = time_from(j.at("hold"));
+  s.wait = time_from(j.at("wait"));
+  s.hold_hist = hist_from(j.at("hold_hist"));
+  s.wait_hist = hist_from(j.at("wait_hist"));
+  return s;
+}
+
+RunResult run_from(const nlohmann::json& j) {
+  RunResult r;
+  r.scenario_key = j.at("scenario");
+  r.label = j.at("label");
+  r.seed = j.at("seed");
+  r.repeat = j.at("repeat");
+  r.placement = j.at("placement");
+  r.sweep_cpus = j.at("sweep_cpus");
+  r.oversubscribed = j.at("oversubscribed");
+  if (const nlohmann::json& ls = j.at("lockstat"); !ls.is_null()) {
+    r.measured = true;
+    r.clock = ls.at("clock");
+    r.clock_overhead_ns = ls.at("clock_overhead_ns");
+    r.lockstat.read = role_from(ls.at("read"));
+    r.lockstat.write = role_from(ls.at("write"));
+  }
+  r.lock = j.at("lock");
+  r.family = enum_named<Family, 3>(j.at("family"), family_name, "family");
+  r.fairness = enum_named<Fairness, 5>(j.at("fairness"), fairness_name, "fairness");
+  r.readers = j.at("readers");
+  r.writers = j.at("writers");
+  r.count = j.at("count");
+  r.spins = j.at("spins");
+  r.sched = j.at("sched");
+  r.cpus = j.at("cpus").get<std::vector<int>>();
+  r.duration_s = j.at("duration_s");
+  r.reads = j.at("reads");
+  r.writes = j.at("writes");
+  r.min_thread_ops = j.at("min_thread_ops");
+  r.max_thread_ops = j.at("max_thread_ops");
+  r.jain_readers = jain_of(j.at("jain_readers"));
+  r.jain_writers = jain_of(j.at("jain_writers"));
+  r.max_readers_seen = j.at("max_readers_seen");
+  const nlohmann::json& sys = j.at("system");
+  r.user_s = sys.at("user_s");
+  r.sys_s = sys.at("sys_s");
+  r.voluntary_csw = sys.at("voluntary_csw");
+  r.involuntary_csw = sys.at("involuntary_csw");
+  r.idle_share = sys.at("idle_share");
+  r.others_share = jain_of(sys.at("others_share"));
+  for (const nlohmann::json& t : j.at("per_thread")) {
+    ThreadResult& tr = r.threads.emplace_back();
+    tr.role = enum_named<Role, 3>(t.at("role"), role_name, "role");
+    tr.cpu = t.at("cpu");
+    tr.ops = t.at("ops");
+    tr.trylock_attempts = t.at("trylock_attempts");
+    tr.trylock_failures = t.at("trylock_failures");
+    tr.downgrades = t.at("downgrades");
+    tr.reader_overlaps = t.at("reader_overlaps");
+    tr.max_readers_seen = t.at("max_readers_seen");
+    tr.user_s = t.at("user_s");
+    tr.sys_s = t.at("sys_s");
+    tr.voluntary_csw = t.at("voluntary_csw");
+    tr.involuntary_csw = t.at("involuntary_csw");
+    tr.wall_s = t.at("wall_s");
+    tr.on_cpu_s = t.at("on_cpu_s");
+    tr.runq_wait_s = t.at("runq_wait_s");
+  }
+  const nlohmann::json& v = j.at("violations");
+  r.violation_count = v.at("count");
+  for (const auto& [kind, n] : v.at("by_kind").items())
+    r.violations_by_kind[int(enum_named<ViolationKind, kViolationKindCount>(
+        nlohmann::json(kind), violation_kind_name, "violation kind"))] = n;
+  for (const nlohmann::json& f : v.at("first"))
+    r.first_violations.push_back(Violation{
+        enum_named<ViolationKind, kViolationKindCount>(f.at("kind"), violation_kind_name,
+                                                       "violation kind"),
+        f.at("thread"), f.at("detail")});
+  r.starved = j.at("starved").get<std::vector<std::string>>();
+  r.notes = j.at("notes").get<std::vector<std::string>>();
+  r.hang_report = j.at("hang_report").get<std::vector<std::string>>();
+  r.error = j.at("error");
+  r.known_issue = j.at("known_issue");
+  for (const nlohmann::json& c : j.at("injections"))
+    r.injections.push_back(InjectionCount{c.at("spec"), c.at("point"), c.at("fired"), c.at("visits")});
+  r.stuck_threads = j.at("stuck_threads");
+  r.schedule_digest = std::stoull(j.at("schedule_digest").get<std::string>(), nullptr, 16);
+  r.verdict = enum_named<Verdict, 5>(j.at("verdict"), verdict_name, "verdict");
+  r.interrupted = j.at("interrupted");
+  r.checked = j.at("checked");
+  r.stopped_at_violation = j.at("stopped_at_violation");
+  const auto causes = j.at("starved_by_cause").get<std::vector<int>>();
+  for (std::size_t i = 0; i < causes.size() && i < std::size(r.starved_by_cause); ++i)
+    r.starved_by_cause[i] = causes[i];
+  r.cpus_busy_s = j.at("cpus_busy_s");
+  return r;
 }
 
 }  // namespace
+
+std::string run_to_json_text(const RunResult& r) { return run_json(r).dump(); }
+
+std::string run_from_json_text(std::string_view text, RunResult& out) {
+  try {
+    out = run_from(nlohmann::json::parse(text));
+    return "";
+  } catch (const std::exception& e) {  // parse errors, missing fields, wrong types
+    return fmt::format("not a run's JSON: {}", e.what());
+  }
+}
 
 std::string json_head(const Report& report) {
   const RunConfig& c = report.config;

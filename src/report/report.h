@@ -40,6 +40,11 @@ struct Report {
 };
 
 // console_report.cc
+// One run as an object of --json's "runs" array, and back (every field the
+// reports read): how a child process hands its RunResult to its parent.
+std::string run_to_json_text(const RunResult& r);
+std::string run_from_json_text(std::string_view text, RunResult& out);  // "" or what is wrong
+
 std::string run_shape(const RunResult& r);  // "4R+2W", "3T", "4T/c2"
 std::string human_rate(double per_s);       // "10.14M"
 std::string console_header();
