@@ -118,6 +118,31 @@ BOOST_AUTO_TEST_CASE(family_thread_options) {
   BOOST_TEST(parse({"--lock", "xadd", "--xadd-wake", "sometimes"}).exit_code == 2);
 }
 
+// --try-every: how often the trylock and downgrade paths run; a power of
+// two, carried into the scenario (as a mask), the replay line and the key.
+BOOST_AUTO_TEST_CASE(try_every_is_a_power_of_two_and_is_replayed) {
+  CliOutcome o = parse({"--lock", "xadd", "--try-every", "2"});
+  BOOST_REQUIRE(o.action == CliAction::kRun);
+  BOOST_TEST(o.config.try_every == 2u);
+  BOOST_TEST(o.config.scenario_for(*o.config.locks[0]).try_mask == 1u);
+  BOOST_TEST(o.config.describe({}).find("--try-every 2") != std::string::npos);
+  CliOutcome d = parse({"--lock", "xadd"});
+  BOOST_REQUIRE(d.action == CliAction::kRun);
+  BOOST_TEST(d.config.scenario_for(*d.config.locks[0]).try_mask == 15u);
+  BOOST_TEST(d.config.describe({}).find("--try-every") == std::string::npos);
+  for (const char* bad : {"3", "0", "131072", "x", "-2"})
+    BOOST_TEST(one_line_error(parse({"--lock", "xadd", "--try-every", bad})), bad);
+}
+
+// The replay line quotes a --plugin path the shell would split or expand.
+BOOST_AUTO_TEST_CASE(replay_words_are_quoted_where_the_shell_needs_it) {
+  BOOST_TEST(shell_word("build/plugins/plain_locks.so") == "build/plugins/plain_locks.so");
+  BOOST_TEST(shell_word("/tmp/my locks/x.so") == "'/tmp/my locks/x.so'");
+  BOOST_TEST(shell_word("it's.so") == "'it'\\''s.so'");
+  BOOST_TEST(shell_word("$HOME/x.so") == "'$HOME/x.so'");
+  BOOST_TEST(shell_word("") == "''");
+}
+
 BOOST_AUTO_TEST_CASE(bad_counts_are_usage_errors) {
   for (auto args : std::vector<std::vector<std::string>>{
            {"--readers", "-1"},

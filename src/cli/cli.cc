@@ -265,6 +265,22 @@ void add_run_options(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
       ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
   app.add_option("--delay", cfg.delay_loops, "work between acquisitions, in loop turns")
       ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
+  app.add_option("--try-every", cfg.try_every,
+                 "one acquisition in N goes through the trylock (where the lock has one) and "
+                 "one write hold in N ends in downgrade_write (N a power of two; default 16)")
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            unsigned long n = 0;
+            try {
+              n = std::stoul(text);
+            } catch (const std::exception&) {
+              return std::string("not a number");
+            }
+            return n >= 1 && n <= 65536 && (n & (n - 1)) == 0
+                       ? std::string()
+                       : std::string("must be a power of two from 1 to 65536");
+          },
+          "POW2"));
   app.add_option("--seed", raw.seed, "run seed (decimal or 0x hex); default: random, printed");
   app.add_option("--json", cfg.json_path, "also write the results as JSON (schema 1) to PATH");
   app.add_option("--watchdog", raw.watchdog, "HANG after this long without progress")

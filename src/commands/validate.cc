@@ -46,6 +46,29 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
     b.push_back({std::move(name), readers, writers, count, sched, cs_read, std::move(inject)});
   };
   const int over = 4 * std::max(1, ncpus);  // four threads per CPU
+  // Half the acquisitions through the trylock, half the write holds ending
+  // in downgrade_write (where the lock has them): the paths a default mix
+  // visits one time in sixteen.
+  auto heavy = [](std::string name, int readers, int writers, int count, bool sched) {
+    ValidateScenario v{std::move(name), readers, writers, count, sched};
+    v.try_every = 2;
+    return v;
+  };
+  // Every thread on one CPU: each hand-over needs the scheduler.
+  auto one_cpu = [](std::string name, int readers, int writers, int count) {
+    ValidateScenario v{std::move(name), readers, writers, count, false};
+    v.cpus = 1;
+    return v;
+  };
+  // Threads spread across packages and cores first (the lock word's cache
+  // line travels furthest); the same as compact on a one-socket machine
+  // without SMT.
+  auto scattered = [](std::string name, int readers, int writers, int count) {
+    ValidateScenario v{std::move(name), readers, writers, count, false};
+    v.placement = Placement::kScatter;
+    v.place = true;
+    return v;
+  };
   switch (f) {
     case Family::kRwlock:
       for (const RwsemTest& t : rwsem_tests())
@@ -55,6 +78,11 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
       add("2R+1W sched", 2, 1, 0, true);
       add("readers overlap (cs-read)", 4, 1, 0, false, 20000);
       add("oversubscribed", over * 2 / 3, over / 3, 0, false);
+      for (bool sched : {false, true})
+        b.push_back(heavy(sched ? "trylock+downgrade heavy sched" : "trylock+downgrade heavy",
+                          4, 2, 0, sched));
+      b.push_back(one_cpu("1 CPU", 4, 2, 0));
+      b.push_back(scattered("scatter placement", 4, 2, 0));
       for (const Schedule& s : kSchedules) add(s.name, 4, 2, 0, false, 0, s.spec);
       break;
     case Family::kSemaphore:
@@ -62,6 +90,9 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
         for (bool sched : {false, true})
           add(fmt::format("count {}{}", count, sched ? " sched" : ""), 0, 4, count, sched);
       add("oversubscribed count 1", 0, over, 1, false);
+      b.push_back(heavy("trylock heavy count 1", 0, 4, 1, false));
+      b.push_back(one_cpu("1 CPU count 1", 0, 4, 1));
+      b.push_back(scattered("scatter placement count 2", 0, 4, 2));
       for (const Schedule& s : kSchedules) add(s.name, 0, 4, 1, false, 0, s.spec);
       break;
     case Family::kMutex:
@@ -69,6 +100,9 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
         for (bool sched : {false, true})
           add(fmt::format("{}T{}", threads, sched ? " sched" : ""), 0, threads, 0, sched);
       add("oversubscribed", 0, over, 0, false);
+      b.push_back(heavy("trylock heavy 4T", 0, 4, 0, false));
+      b.push_back(one_cpu("1 CPU 4T", 0, 4, 0));
+      b.push_back(scattered("scatter placement 4T", 0, 4, 0));
       for (const Schedule& s : kSchedules) add(s.name, 0, 4, 0, false, 0, s.spec);
       break;
   }
@@ -77,6 +111,9 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
 
 int run_validate(const RunConfig& base, const Topology& topology, const Output& out) {
   const std::vector<int> cpus = base.chosen_cpus(topology);  // TopologyError: the caller's
+  RunConfig scatter = base;
+  scatter.placement = Placement::kScatter;
+  const std::vector<int> scatter_cpus = scatter.chosen_cpus(topology);
   Verdict worst = Verdict::kPass;
   for (const LockMeta* meta : base.locks) {
     const LockEntry& entry = entry_of(*meta);
@@ -107,6 +144,13 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
       cfg.sched = v.sched;
       cfg.cs_read_loops = v.cs_read_loops;
       cfg.duration = per_run;
+      cfg.try_every = v.try_every;
+      std::vector<int> run_cpus = cpus;
+      if (v.place) {
+        cfg.placement = v.placement;
+        run_cpus = scatter_cpus;
+      }
+      if (v.cpus > 0 && std::size_t(v.cpus) < run_cpus.size()) run_cpus.resize(std::size_t(v.cpus));
       cfg.injection.specs.clear();
       if (!v.inject.empty()) {
         std::string err;
@@ -118,7 +162,7 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
         cfg.injection.specs.push_back(*spec);
       }
       Scenario sc = cfg.scenario_for(*meta);
-      sc.plan = topology.plan(sc.threads(), cpus);
+      sc.plan = topology.plan(sc.threads(), run_cpus);
       sc.topology = &topology;
       const bool instrumented = !cfg.injection.empty();
       if (instrumented) sc.injection = &cfg.injection;

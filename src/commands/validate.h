@@ -1,6 +1,7 @@
 // rwstress validate: is this lock ready to port? One battery of scenarios
 // per selected lock (the 2001 rwsem benchmark's shapes with and without
-// SCHED, overlapping readers, semaphore counts, oversubscription, and the
+// SCHED, overlapping readers, trylock- and downgrade-heavy mixes, semaphore
+// counts, oversubscription, one CPU and scattered placement, and the
 // injection schedules that open the narrow windows), each run in a child
 // process within a time budget; a row per scenario, a final verdict, and
 // the replay line of every scenario that did not PASS (docs/plugins.md).
@@ -25,6 +26,10 @@ struct ValidateScenario {
   bool sched = false;
   std::uint64_t cs_read_loops = 0;
   std::string inject;  // one --inject spec, or ""
+  unsigned try_every = 16;  // --try-every: 2 makes a trylock- and downgrade-heavy mix
+  int cpus = 0;             // run on the first N of the chosen CPUs (0: all of them)
+  Placement placement = Placement::kCompact;
+  bool place = false;       // placement overrides the user's
 };
 
 // The battery for a lock of family `f` on `ncpus` CPUs.

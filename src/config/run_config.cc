@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -80,6 +81,18 @@ bool RunConfig::selects(Family f) const {
   return false;
 }
 
+// `text` as one word of a POSIX shell command line: as it is when it holds
+// nothing the shell would read, else single-quoted.
+std::string shell_word(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./,:=@%+-", c) != nullptr;
+  });
+  if (plain) return text;
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
 Scenario RunConfig::scenario_for(const LockMeta& meta) const {
   Scenario sc;
   sc.family = meta.family;
@@ -93,6 +106,7 @@ Scenario RunConfig::scenario_for(const LockMeta& meta) const {
   sc.cs_read_loops = cs_read_loops;
   sc.cs_write_loops = cs_write_loops;
   sc.delay_loops = delay_loops;
+  sc.try_mask = try_every - 1;
   sc.seed = seed;
   sc.watchdog = watchdog;
   sc.fail_fast = fail_fast;
@@ -133,7 +147,7 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   // what was given besides.
   std::string where = fmt::format(" {} --placement {}", cpu_arg, placement_name(placement));
   std::string command = "rwstress";
-  for (const std::string& p : plugins) command += " --plugin " + p;
+  for (const std::string& p : plugins) command += " --plugin " + shell_word(p);
   if (!suite.empty())  // the suite sets the rest itself
     return fmt::format("{} suite {}{} --duration {} --repeat {} --seed {:#x}", command, suite,
                        lock_given ? " --lock " + lock_spec : "", format_duration(duration), repeat,
@@ -147,9 +161,10 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
     where.clear();
   }
   return fmt::format("{} --lock {}{}{} --duration {}{} --cs-read {} "
-                     "--cs-write {} --delay {} --watchdog {}{} --seed {:#x}",
+                     "--cs-write {} --delay {}{} --watchdog {}{} --seed {:#x}",
                      command, lock_spec, roles, sched ? " --sched" : "", format_duration(duration), where,
                      cs_read_loops, cs_write_loops, delay_loops,
+                     try_every != 16 ? fmt::format(" --try-every {}", try_every) : "",
                      format_duration(watchdog),
                      std::string(fail_fast ? " --fail-fast" : "") + (rusage ? " --rusage" : ""),
                      seed);
@@ -235,6 +250,7 @@ std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResu
   key += fmt::format(" sched={} cpus={} cs={}/{} delay={}", sc.sched ? "yes" : "no",
                      sc.plan.cpus.size(), sc.cs_read_loops, sc.cs_write_loops, sc.delay_loops);
   key += knob_key(sc.tuning);
+  if (sc.try_mask != 15) key += fmt::format(" try=1/{}", sc.try_mask + 1);
   for (const InjectSpec& spec : cfg.injection.specs) key += " inject=" + spec.describe();
   if (!sc.check) key += " no-check";
   return key;
@@ -256,7 +272,8 @@ std::string scenario_key_without(const std::string& key, const std::vector<std::
 
 std::vector<std::string> scenario_key_parts() {
   // The first word is the lock; the shape is always compared.
-  std::vector<std::string> parts = {"lock", "sched", "cpus", "cs", "delay", "inject", "no-check"};
+  std::vector<std::string> parts = {"lock", "sched", "cpus",   "cs",
+                                    "delay", "try",  "inject", "no-check"};
   for (const Knob& k : kKnobs) parts.emplace_back(k.key);
   return parts;
 }

@@ -42,6 +42,7 @@ struct RunConfig {
   CpuSpec cpus;
   Placement placement = Placement::kCompact;
   std::uint64_t cs_read_loops = 0;
+  unsigned try_every = 16;  // --try-every: a power of two (Scenario::try_mask)
   std::uint64_t cs_write_loops = 0;
   std::uint64_t delay_loops = 0;
   std::uint64_t seed = 0;
@@ -90,6 +91,9 @@ struct RunConfig {
 std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* error);
 
 // "a,b,,c" -> {"a", "b", "", "c"}: empty parts kept, for the caller to reject.
+// `text` as one word of a POSIX shell command line (quoted where needed).
+std::string shell_word(const std::string& text);
+
 std::vector<std::string> split_list(const std::string& text, char sep);
 
 // sweep --cpus: "1,2,4,8", "1..8" (every count), "1..16x2" (doubling), or

@@ -24,6 +24,10 @@ struct Scenario {
   std::uint64_t cs_read_loops = 0;   // work inside a read hold, in empty-loop turns
   std::uint64_t cs_write_loops = 0;  // work inside a write hold
   std::uint64_t delay_loops = 0;     // work between acquisitions
+  // One acquisition in try_mask + 1 goes through the trylock (where the
+  // lock has one), and one write hold in try_mask + 1 ends in a downgrade:
+  // --try-every, a power of two (16 by default).
+  std::uint32_t try_mask = 15;
   std::uint64_t seed = 0;
   std::chrono::nanoseconds watchdog = std::chrono::seconds(10);
   bool fail_fast = false;

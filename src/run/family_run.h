@@ -123,21 +123,22 @@ inline void unchecked_pass(WorkerSlot& slot, std::uint64_t cs_loops, Phase acqui
   maybe_inject<kInstrumented>(InjectPoint::kAfterRelease);
 }
 
-// One in kTryEvery acquisitions uses a trylock (and one in kTryEvery write
-// holds ends in a downgrade) where the lock has them: often enough to
-// exercise those paths thousands of times a second, rarely enough that the
-// blocking paths still dominate, as in real use.
+// By default one in 16 acquisitions uses a trylock (and one in 16 write
+// holds ends in a downgrade) where the lock has them (Scenario::try_mask,
+// --try-every): often enough to exercise those paths thousands of times a
+// second, rarely enough that the blocking paths still dominate, as in real
+// use. kTryEvery is also how often a recursive mutex nests.
 inline constexpr unsigned kTryEvery = 16;
 
-// Acquires through the trylock about once in kTryEvery passes where the lock
-// has one (falling back to the blocking call when it fails), otherwise
+// Acquires through the trylock about once in try_mask + 1 passes where the
+// lock has one (falling back to the blocking call when it fails), otherwise
 // through the blocking call.
 template <bool kInstrumented, bool kHasTrylock, class TryFn, class BlockFn>
-inline void acquire(WorkerSlot& slot, std::mt19937_64& rng, Phase try_phase, Phase block_phase,
-                    TryFn try_lock, BlockFn block) {
+inline void acquire(WorkerSlot& slot, std::mt19937_64& rng, std::uint32_t try_mask,
+                    Phase try_phase, Phase block_phase, TryFn try_lock, BlockFn block) {
   measure_request<kInstrumented>();
   if constexpr (kHasTrylock) {
-    if (rng() % kTryEvery == 0) {
+    if ((rng() & try_mask) == 0) {
       slot.phase.store(try_phase, std::memory_order_relaxed);
       ++slot.result.trylock_attempts;
       if (try_lock()) {

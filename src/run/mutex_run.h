@@ -23,7 +23,7 @@ void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt1993
                 std::uint64_t seq) {
   maybe_inject<kInstrumented>(InjectPoint::kBeforeAcquire);
   acquire<kInstrumented, HasTrylock<Lock>>(
-      slot, rng, Phase::kTryAcquire, Phase::kAcquire, [&] { return try_lock(s.lock); },
+      slot, rng, s.scenario.try_mask, Phase::kTryAcquire, Phase::kAcquire, [&] { return try_lock(s.lock); },
       [&] { s.lock.lock(); });
   slot.phase.store(Phase::kHold, std::memory_order_relaxed);
   if constexpr (Recursive<Lock>) {

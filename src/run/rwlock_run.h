@@ -6,8 +6,9 @@
 // rwsem-test modules: a reader loops down_read/up_read, a writer loops
 // down_write/up_write. Inside every hold the checkers look at who else is
 // inside and at the protected record. Where the lock has them, about one
-// acquisition in sixteen goes through a trylock and about one write hold in
-// sixteen ends with downgrade_write, chosen from the thread's seeded stream.
+// acquisition in sixteen (--try-every) goes through a trylock and about one
+// write hold in sixteen ends with downgrade_write, chosen from the thread's
+// seeded stream.
 #pragma once
 
 #include <climits>
@@ -60,7 +61,7 @@ void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
     return;
   }
   acquire<kInstrumented, HasReadTrylock<Lock>>(
-      slot, rng, Phase::kReadTrylock, Phase::kDownRead,
+      slot, rng, s.scenario.try_mask, Phase::kReadTrylock, Phase::kDownRead,
       [&] { return try_down_read(s.lock); }, [&] { s.lock.down_read(); });
   slot.phase.store(Phase::kHoldRead, std::memory_order_relaxed);
   int inside = s.exclusion.reader_enter(index, s.violations);
@@ -95,14 +96,14 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
     return;
   }
   acquire<kInstrumented, HasWriteTrylock<Lock>>(
-      slot, rng, Phase::kWriteTrylock, Phase::kDownWrite,
+      slot, rng, s.scenario.try_mask, Phase::kWriteTrylock, Phase::kDownWrite,
       [&] { return try_down_write(s.lock); }, [&] { s.lock.down_write(); });
   slot.phase.store(Phase::kHoldWrite, std::memory_order_relaxed);
   const std::uint64_t value = exclusive_hold<kInstrumented>(
       s, index, seq, "another writer changed the record during my write hold");
 
   if constexpr (HasDowngrade<Lock>) {
-    if (rng() % kTryEvery == 0) {
+    if ((rng() & s.scenario.try_mask) == 0) {
       s.exclusion.writer_to_reader();
       slot.phase.store(Phase::kDowngrade, std::memory_order_relaxed);
       measure_released<kInstrumented>();  // the write hold ends here

@@ -33,7 +33,7 @@ void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
   ThreadResult& r = slot.result;
   maybe_inject<kInstrumented>(InjectPoint::kBeforeAcquire);
   acquire<kInstrumented, HasSemTrylock<Lock> || HasDownTimeout<Lock>>(
-      slot, rng, Phase::kTryAcquire, Phase::kAcquire,
+      slot, rng, s.scenario.try_mask, Phase::kTryAcquire, Phase::kAcquire,
       [&] { return try_down_or_timeout(s.lock, seq); }, [&] { s.lock.down(); });
   slot.phase.store(Phase::kHold, std::memory_order_relaxed);
   const int count = s.scenario.count;
