@@ -115,7 +115,8 @@ BOOST_AUTO_TEST_CASE(validate_passes_correct_locks_and_catches_broken_ones) {
   ProcessResult broken = run_rwstress("--plugin " + plugin("broken_locks") +
                                       " validate --lock c-rwlock-broken --time 4s --watchdog 1s");
   BOOST_TEST(broken.exit_code == 1, broken.out + broken.err);
-  BOOST_TEST(broken.out.find("did not PASS; replay each with:") != std::string::npos, broken.out);
+  BOOST_TEST(broken.out.find("scenarios did not PASS (first after ") != std::string::npos, broken.out);
+  BOOST_TEST(broken.out.find("); replay each with:") != std::string::npos, broken.out);
   BOOST_TEST(broken.out.find("rwstress --plugin " + plugin("broken_locks") +
                              " --lock c-rwlock-broken") != std::string::npos, broken.out);
 

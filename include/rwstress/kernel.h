@@ -1151,15 +1151,21 @@ typedef struct {
 
 /* ---- struct semaphore (include/linux/semaphore.h) ----------------------- */
 
+/* The fields of every recent kernel's semaphore.c at once: the wait list
+ * (up to 6.x), the first waiter (the list's replacement on linux-next) and
+ * the last holder (CONFIG_DETECT_HUNG_TASK_BLOCKER); a file uses its own
+ * and leaves the others as initialised. */
 struct semaphore {
   raw_spinlock_t lock;
   unsigned int count;
   struct list_head wait_list;
+  struct semaphore_waiter *first_waiter;
+  unsigned long last_holder;
 };
 #define __SEMAPHORE_INITIALIZER(name, n)                                                    \
   {                                                                                         \
     .lock = __RAW_SPIN_LOCK_UNLOCKED((name).lock), .count = (n),                            \
-    .wait_list = LIST_HEAD_INIT((name).wait_list),                                          \
+    .wait_list = LIST_HEAD_INIT((name).wait_list), .first_waiter = NULL, .last_holder = 0UL \
   }
 /* DEFINE_SEMAPHORE(name) (count 1, before 6.4) and DEFINE_SEMAPHORE(name, n). */
 #define __rwsk_defsem1(name) struct semaphore name = __SEMAPHORE_INITIALIZER(name, 1)
@@ -1186,6 +1192,13 @@ extern void up(struct semaphore *sem);
 #define LCB_F_MUTEX (1U << 5)
 #define trace_contention_begin(lock, flags) ((void)(lock), (void)(flags))
 #define trace_contention_end(lock, ret) ((void)(lock), (void)(ret))
+#define trace_contended_release(lock) ((void)(lock))
+#define BLOCKER_TYPE_MUTEX 0x00UL
+#define BLOCKER_TYPE_SEM 0x01UL
+#define BLOCKER_TYPE_RWSEM_READER 0x02UL
+#define BLOCKER_TYPE_RWSEM_WRITER 0x03UL
+#define hung_task_set_blocker(lock, type) ((void)(lock), (void)(type))
+#define hung_task_clear_blocker() ((void)0)
 #define trace_lock_acquire(...) ((void)0)
 #define trace_lock_release(...) ((void)0)
 #define lockevent_inc(ev)

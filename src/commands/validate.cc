@@ -130,7 +130,10 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
     out.print(fmt::format("{:<28} {:<8} {:>8} {:>10} {:>6}", "SCENARIO", "VERDICT", "SECONDS",
                           "OPS/S", "JAIN"));
     std::vector<std::string> failed;
+    double elapsed = 0;      // wall time of the battery so far
+    std::string first_caught;  // when and by what the first scenario did not PASS
     for (const ValidateScenario& v : battery) {
+      const auto started = std::chrono::steady_clock::now();
       RunConfig cfg = base;  // --seed, --cpus, --placement, --watchdog, --cs-write, --delay
       cfg.check = true;      // the battery is about verdicts: checkers on, nothing measured
       cfg.measure = {};
@@ -188,15 +191,20 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
       out.print(fmt::format("{:<28} {:<8} {:>8.2f} {:>10} {:>6}", v.name, verdict_name(o.verdict),
                             o.seconds, human_rate(o.ops_per_s),
                             o.jain < 0 ? std::string("-") : fmt::format("{:.2f}", o.jain)));
-      if (o.verdict != Verdict::kPass)
+      elapsed += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (o.verdict != Verdict::kPass) {
         failed.push_back(fmt::format("  {}: {}", v.name, cfg.describe(sc.plan)));
+        if (first_caught.empty())
+          first_caught = fmt::format("first after {:.1f}s: {}, {}", elapsed, v.name,
+                                     verdict_name(o.verdict));
+      }
     }
     out.print("");
     if (failed.empty()) {
       out.print(fmt::format("validate {}: all {} scenarios PASS", meta->name, battery.size()));
     } else {
-      out.print(fmt::format("validate {}: {} of {} scenarios did not PASS; replay each with:",
-                            meta->name, failed.size(), battery.size()));
+      out.print(fmt::format("validate {}: {} of {} scenarios did not PASS ({}); replay each with:",
+                            meta->name, failed.size(), battery.size(), first_caught));
       for (const std::string& f : failed) out.print(f);
     }
     out.print("");
