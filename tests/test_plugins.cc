@@ -181,7 +181,9 @@ BOOST_AUTO_TEST_CASE(kernel_layer_checks_fire_on_the_rule_broken_and_stay_quiet_
     BOOST_TEST(r.out.find("kernel_checks.c:") != std::string::npos, lock << ": " << r.out);
     BOOST_TEST(r.out.find(says) != std::string::npos, lock << ": " << r.out);
   }
-  ProcessResult clean = run_rwstress(p + " --lock kcheck-clean --threads 4 --duration 300ms");
+  // kcheck-bitlock: a bit spinlock on the layer's bitops, with a delay.
+  ProcessResult clean = run_rwstress(p + " --lock kcheck-clean,kcheck-bitlock --threads 4"
+                                         " --duration 300ms");
   BOOST_TEST(clean.exit_code == 0, clean.out + clean.err);
   BOOST_TEST(clean.out.find("lock-warning") == std::string::npos, clean.out);
 }

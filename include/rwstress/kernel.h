@@ -544,6 +544,50 @@ static inline void cpu_relax(void) {
 #define atomic64_cmpxchg atomic_cmpxchg
 #define atomic64_try_cmpxchg atomic_try_cmpxchg
 
+/* ---- Bit operations (linux/bitops.h) -------------------------------------- */
+
+#define BITS_PER_LONG (8 * (int)sizeof(long))
+#define BIT(nr) (1UL << (nr))
+#define BIT_MASK(nr) (1UL << ((nr) % BITS_PER_LONG))
+#define BIT_WORD(nr) ((nr) / BITS_PER_LONG)
+#define __rwsk_bitword(nr, addr) ((unsigned long *)(addr) + BIT_WORD(nr))
+
+/* set/clear/change are atomic and unordered; test_and_* are fully ordered;
+ * the _lock/_unlock forms acquire and release; __ forms are not atomic. */
+static inline void set_bit(long nr, volatile unsigned long *addr) {
+  __atomic_fetch_or(__rwsk_bitword(nr, addr), BIT_MASK(nr), __ATOMIC_RELAXED);
+}
+static inline void clear_bit(long nr, volatile unsigned long *addr) {
+  __atomic_fetch_and(__rwsk_bitword(nr, addr), ~BIT_MASK(nr), __ATOMIC_RELAXED);
+}
+static inline void change_bit(long nr, volatile unsigned long *addr) {
+  __atomic_fetch_xor(__rwsk_bitword(nr, addr), BIT_MASK(nr), __ATOMIC_RELAXED);
+}
+static inline bool test_bit(long nr, const volatile unsigned long *addr) {
+  return (__atomic_load_n(__rwsk_bitword(nr, addr), __ATOMIC_RELAXED) & BIT_MASK(nr)) != 0;
+}
+static inline bool test_and_set_bit(long nr, volatile unsigned long *addr) {
+  return (__atomic_fetch_or(__rwsk_bitword(nr, addr), BIT_MASK(nr), __ATOMIC_SEQ_CST) &
+          BIT_MASK(nr)) != 0;
+}
+static inline bool test_and_clear_bit(long nr, volatile unsigned long *addr) {
+  return (__atomic_fetch_and(__rwsk_bitword(nr, addr), ~BIT_MASK(nr), __ATOMIC_SEQ_CST) &
+          BIT_MASK(nr)) != 0;
+}
+static inline bool test_and_set_bit_lock(long nr, volatile unsigned long *addr) {
+  return (__atomic_fetch_or(__rwsk_bitword(nr, addr), BIT_MASK(nr), __ATOMIC_ACQUIRE) &
+          BIT_MASK(nr)) != 0;
+}
+static inline void clear_bit_unlock(long nr, volatile unsigned long *addr) {
+  __atomic_fetch_and(__rwsk_bitword(nr, addr), ~BIT_MASK(nr), __ATOMIC_RELEASE);
+}
+static inline void __set_bit(long nr, volatile unsigned long *addr) {
+  *__rwsk_bitword(nr, addr) |= BIT_MASK(nr);
+}
+static inline void __clear_bit(long nr, volatile unsigned long *addr) {
+  *__rwsk_bitword(nr, addr) &= ~BIT_MASK(nr);
+}
+
 /* ---- Tasks ------------------------------------------------------------------ */
 
 #define task_struct rwstress_kernel_task
@@ -715,6 +759,33 @@ static inline long __rwsk_schedule_timeout(long timeout, const char *file, int l
 #define schedule_timeout_uninterruptible(t) \
   (__set_current_state(TASK_UNINTERRUPTIBLE), schedule_timeout(t))
 #define yield() ((void)sched_yield())
+#define need_resched() 0
+#define task_is_running(t) (READ_ONCE((t)->__state) == TASK_RUNNING)
+#define rt_task(t) 0
+#define vcpu_is_preempted(cpu) false
+#define rcu_read_lock() barrier()
+#define rcu_read_unlock() barrier()
+
+/* Clocks and delays: CLOCK_MONOTONIC, and busy or sleeping waits. */
+static inline u64 __rwsk_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+#define local_clock() __rwsk_now_ns()
+#define sched_clock() __rwsk_now_ns()
+#define ktime_get_ns() __rwsk_now_ns()
+static inline void ndelay(unsigned long ns) {
+  const u64 end = __rwsk_now_ns() + ns;
+  while (__rwsk_now_ns() < end) cpu_relax();
+}
+#define udelay(us) ndelay((unsigned long)(us) * 1000UL)
+#define mdelay(ms) ndelay((unsigned long)(ms) * 1000000UL)
+static inline void msleep(unsigned int ms) {
+  struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
 
 /* 1 if it woke the task (it was not running). Fully ordered. */
 static inline int wake_up_process(struct task_struct *p) {

@@ -7,7 +7,10 @@
  *   kcheck-lockdep            lockdep_assert_held on a spin lock it dropped
  *   kcheck-warn-on            WARN_ON on a condition that holds (once per op)
  *   kcheck-wrong-owner        unlocks a spin lock another thread holds
- *   kcheck-clean              the same mutex with every check, none firing */
+ *   kcheck-clean              the same mutex with every check, none firing
+ *   kcheck-bitlock            a bit spinlock on test_and_set_bit_lock and
+ *                             clear_bit_unlock, with a udelay in the wait:
+ *                             the layer's bitops and clocks, which must PASS */
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
@@ -76,6 +79,40 @@ static void clean_lock(struct kcheck *k)
 	BUG_ON(k->holders < 0);
 }
 
+struct kbitlock {
+	unsigned long	word;	/* bit 3 is the lock; the other bits are noise */
+};
+
+static void kbitlock_init(struct kbitlock *b)
+{
+	b->word = 0;
+	__set_bit(0, &b->word);
+	__set_bit(63, &b->word);
+}
+
+static void kbitlock_lock(struct kbitlock *b)
+{
+	unsigned int tries = 0;
+
+	while (test_and_set_bit_lock(3, &b->word)) {
+		while (test_bit(3, &b->word))
+			cpu_relax();
+		if (++tries % 8 == 0 || need_resched())
+			udelay(1);
+	}
+	WARN_ON(!test_bit(0, &b->word) || !test_bit(63, &b->word));
+}
+
+static int kbitlock_trylock(struct kbitlock *b)
+{
+	return !test_and_set_bit_lock(3, &b->word);
+}
+
+static void kbitlock_unlock(struct kbitlock *b)
+{
+	clear_bit_unlock(3, &b->word);
+}
+
 RWSTRESS_KERNEL_MUTEX_OPS(sleep_ops, "kcheck-sleep-in-spin", struct kcheck, kcheck_init,
 			  sleep_in_spin_lock, kcheck_unlock, kcheck_trylock);
 RWSTRESS_KERNEL_MUTEX_OPS(lockdep_ops, "kcheck-lockdep", struct kcheck, kcheck_init,
@@ -86,4 +123,7 @@ RWSTRESS_KERNEL_MUTEX_OPS(wrong_owner_ops, "kcheck-wrong-owner", struct kcheck, 
 			  wrong_owner_lock, kcheck_unlock, kcheck_trylock);
 RWSTRESS_KERNEL_MUTEX_OPS(clean_ops, "kcheck-clean", struct kcheck, kcheck_init, clean_lock,
 			  kcheck_unlock, kcheck_trylock);
-RWSTRESS_KERNEL_PLUGIN(&sleep_ops, &lockdep_ops, &warn_on_ops, &wrong_owner_ops, &clean_ops)
+RWSTRESS_KERNEL_MUTEX_OPS(bitlock_ops, "kcheck-bitlock", struct kbitlock, kbitlock_init,
+			  kbitlock_lock, kbitlock_unlock, kbitlock_trylock);
+RWSTRESS_KERNEL_PLUGIN(&sleep_ops, &lockdep_ops, &warn_on_ops, &wrong_owner_ops, &clean_ops,
+		       &bitlock_ops)
