@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "commands/compare.h"
+#include "commands/fuzz.h"
 #include "commands/selftest.h"
 #include "commands/session.h"
 #include "commands/suite.h"
@@ -137,6 +138,16 @@ int main(int argc, char** argv) {
         const int code = run_validate(outcome.config, topology, out);
         std::fflush(stdout);
         _exit(code);  // a hung scenario's child is gone; nothing else to join
+      } catch (const TopologyError& e) {
+        return usage_error(e.what());
+      }
+    case CliAction::kFuzz:
+      try {
+        Topology topology = Topology::load_system();
+        const Output out{print, [](const std::string& message) { usage_error(message); }};
+        const int code = run_fuzz(outcome.config, topology, out);
+        std::fflush(stdout);
+        return code;
       } catch (const TopologyError& e) {
         return usage_error(e.what());
       }

@@ -219,12 +219,14 @@ struct RawOptions {
   std::string list_what;
   std::string sweep_cpus = "1..N", sweep_placements = "compact", beyond = "skip";
   std::string validate_time = "2m";
+  std::string fuzz_time = "10m", fuzz_trial_time = "500ms";
   CLI::App* list = nullptr;
   CLI::App* selftest = nullptr;
   CLI::App* sweep = nullptr;
   CLI::App* suite = nullptr;
   CLI::App* compare = nullptr;
   CLI::App* validate = nullptr;
+  CLI::App* fuzz = nullptr;
 };
 
 // The main run's options (which sweep and suite share).
@@ -353,6 +355,20 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                    "--watchdog apply. Each scenario runs in a child process.");
   validate->add_option("--time", raw.validate_time, "the budget per lock, shared by its scenarios")
       ->default_val("2m");
+  CLI::App* fuzz = raw.fuzz = app.add_subcommand(
+      "fuzz", "a campaign of random trials, each in a child process; failures grouped into findings");
+  fuzz->fallthrough();
+  fuzz->footer("--lock (default: every correct lock), --plugin and --seed apply. Each trial runs its "
+               "own replay command line (docs/fuzzing.md).");
+  fuzz->add_option("--time", raw.fuzz_time, "the campaign's budget (default 10m)");
+  fuzz->add_option("--trials", cfg.fuzz.trials, "run this many trials instead of a budget")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40));
+  fuzz->add_option("--trial-time", raw.fuzz_trial_time, "each trial's --duration (default 500ms)");
+  fuzz->add_option("--out", cfg.fuzz.out_dir,
+                   "DIR: trials.jsonl (a line per trial, fsynced) and repro-N.sh per finding");
+  fuzz->add_flag("--stop-on-failure", cfg.fuzz.stop_on_failure, "stop at the first finding");
+  fuzz->add_option("--dry-run", cfg.fuzz.dry_run, "print the first N trials' command lines and exit")
+      ->check(CLI::Range(1, 1000000));
   CLI::App* compare = raw.compare = app.add_subcommand(
       "compare", "mean (stddev), % difference and Welch's t-test of two --json results");
   compare->add_option("a", cfg.compare_a, "the baseline (A.json)")->required();
@@ -552,9 +568,20 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     if (!t) return usage_error("validate --time: " + error);
     cfg.validate_time = *t;
   }
+  if (raw.fuzz->parsed()) {
+    if (!cfg.lock_given) cfg.locks = select_locks("all", &error);  // every correct lock
+    if (cfg.locks.empty()) return usage_error(error);
+    auto t = parse_duration(raw.fuzz_time, &error, std::chrono::seconds(1));
+    if (!t) return usage_error("fuzz --time: " + error);
+    cfg.fuzz.time = *t;
+    auto trial = parse_duration(raw.fuzz_trial_time, &error, std::chrono::milliseconds(50));
+    if (!trial) return usage_error("fuzz --trial-time: " + error);
+    cfg.fuzz.trial_time = *trial;
+  }
   out.action = raw.sweep->parsed()      ? CliAction::kSweep
                : raw.suite->parsed()    ? CliAction::kSuite
                : raw.validate->parsed() ? CliAction::kValidate
+               : raw.fuzz->parsed()     ? CliAction::kFuzz
                                         : CliAction::kRun;
   out.config = std::move(cfg);
   return out;

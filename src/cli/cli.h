@@ -19,6 +19,7 @@ enum class CliAction {
   kSuite,     // rwstress suite NAME
   kCompare,   // rwstress compare A.json B.json
   kValidate,  // rwstress validate --lock NAME [--time D]
+  kFuzz,      // rwstress fuzz [--time D | --trials N] ...
   kExit,  // --help, --version, or a usage error: print `output`, exit `exit_code`
 };
 

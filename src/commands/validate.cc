@@ -46,25 +46,34 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
     b.push_back({std::move(name), readers, writers, count, sched, cs_read, std::move(inject)});
   };
   const int over = 4 * std::max(1, ncpus);  // four threads per CPU
+  auto shape = [](std::string name, int readers, int writers, int count, bool sched) {
+    ValidateScenario v;
+    v.name = std::move(name);
+    v.readers = readers;
+    v.writers = writers;
+    v.count = count;
+    v.sched = sched;
+    return v;
+  };
   // Half the acquisitions through the trylock, half the write holds ending
   // in downgrade_write (where the lock has them): the paths a default mix
   // visits one time in sixteen.
-  auto heavy = [](std::string name, int readers, int writers, int count, bool sched) {
-    ValidateScenario v{std::move(name), readers, writers, count, sched};
+  auto heavy = [&](std::string name, int readers, int writers, int count, bool sched) {
+    ValidateScenario v = shape(std::move(name), readers, writers, count, sched);
     v.try_every = 2;
     return v;
   };
   // Every thread on one CPU: each hand-over needs the scheduler.
-  auto one_cpu = [](std::string name, int readers, int writers, int count) {
-    ValidateScenario v{std::move(name), readers, writers, count, false};
+  auto one_cpu = [&](std::string name, int readers, int writers, int count) {
+    ValidateScenario v = shape(std::move(name), readers, writers, count, false);
     v.cpus = 1;
     return v;
   };
   // Threads spread across packages and cores first (the lock word's cache
   // line travels furthest); the same as compact on a one-socket machine
   // without SMT.
-  auto scattered = [](std::string name, int readers, int writers, int count) {
-    ValidateScenario v{std::move(name), readers, writers, count, false};
+  auto scattered = [&](std::string name, int readers, int writers, int count) {
+    ValidateScenario v = shape(std::move(name), readers, writers, count, false);
     v.placement = Placement::kScatter;
     v.place = true;
     return v;

@@ -64,6 +64,15 @@ struct RunConfig {
   bool sweep_oversubscribe = false;  // sweep --beyond oversubscribe
   std::string suite;                       // rwstress suite NAME
   std::chrono::nanoseconds validate_time = std::chrono::minutes(2);  // validate --time
+  // rwstress fuzz (src/commands/fuzz.h, docs/fuzzing.md).
+  struct Fuzz {
+    std::chrono::nanoseconds time = std::chrono::minutes(10);  // --time: the campaign's budget
+    std::uint64_t trials = 0;                                   // --trials: 0 = until the budget
+    std::chrono::nanoseconds trial_time = std::chrono::milliseconds(500);  // --trial-time
+    std::string out_dir;           // --out DIR: trials.jsonl and repro-N.sh
+    bool stop_on_failure = false;  // --stop-on-failure
+    int dry_run = 0;               // --dry-run N: print the first N trials' command lines
+  } fuzz;
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line
   std::string compare_a, compare_b;        // rwstress compare A B

@@ -9,17 +9,11 @@
 #include <cerrno>
 
 #include "platform/cpu_relax.h"
+#include "platform/splitmix.h"
 
 namespace rwstress {
 
 namespace {
-
-std::uint64_t splitmix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 void busy_wait(std::int64_t ns) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
@@ -53,7 +47,7 @@ std::int64_t decide_from(const InjectSpec& s, std::mt19937_64& rng, std::uint64_
 
 std::uint64_t inject_stream_seed(std::uint64_t run_seed, int thread, std::size_t spec,
                                  InjectPoint p) {
-  return splitmix(splitmix(splitmix(run_seed ^ 0x1badcafe) + std::uint64_t(thread)) +
+  return splitmix64(splitmix64(splitmix64(run_seed ^ 0x1badcafe) + std::uint64_t(thread)) +
                   (std::uint64_t(spec) << 8 | std::uint64_t(p)));
 }
 
@@ -149,7 +143,7 @@ InjectionController::InjectionController(const InjectionPlan& plan, InjectShared
                                          std::vector<int> cpus)
     : plan_(plan),
       shared_(shared),
-      rng_(splitmix(run_seed ^ 0xc0ffee)),
+      rng_(splitmix64(run_seed ^ 0xc0ffee)),
       targets_(std::move(targets)),
       cpus_(std::move(cpus)) {}
 

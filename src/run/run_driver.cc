@@ -13,6 +13,7 @@
 #include "platform/cpu_relax.h"
 #include "platform/interrupt.h"
 #include "platform/sched_stat.h"
+#include "platform/splitmix.h"
 
 namespace rwstress {
 
@@ -70,10 +71,9 @@ void ThreadUsage::finish(ThreadResult& r) const {
 }
 
 std::uint64_t thread_seed(std::uint64_t run_seed, int index) {
-  std::uint64_t z = run_seed + 0x9e3779b97f4a7c15ULL * std::uint64_t(index + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  // splitmix64 of seed + (index) * golden: the (index + 1)th output of the
+  // splitmix stream that starts at the run seed.
+  return splitmix64(run_seed + 0x9e3779b97f4a7c15ULL * std::uint64_t(index));
 }
 
 double spin_turn_ns() {
