@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   CliOutcome outcome = parse_cli(args);
   if (outcome.action == CliAction::kRun || outcome.action == CliAction::kSweep ||
-      outcome.action == CliAction::kSuite)
+      outcome.action == CliAction::kSuite || outcome.action == CliAction::kFuzz)
     install_interrupt_handlers();
   switch (outcome.action) {
     case CliAction::kExit:

@@ -117,5 +117,25 @@ BOOST_AUTO_TEST_CASE(a_crashing_plugin_lock_is_a_crash_trial_and_the_campaign_go
              r.out);
 }
 
+// SIGINT ends the running trial (recorded as interrupted), prints the
+// summary and exits 128 + 2; every line of the log parses.
+BOOST_AUTO_TEST_CASE(sigint_stops_the_campaign_cleanly) {
+  ScratchDir dir;
+  ProcessResult r = run_rwstress("fuzz --trials 50 --seed 5 --lock ticket,xadd --trial-time 500ms"
+                                 " --out " + dir.path.string(),
+                                 "timeout --preserve-status -s INT 2 ");
+  BOOST_TEST(r.exit_code == 130, r.out + r.err);
+  BOOST_TEST(r.out.find("interrupted by SIGINT after") != std::string::npos, r.out);
+  std::ifstream log(dir.path / "trials.jsonl");
+  std::string line, last;
+  int lines = 0;
+  for (; std::getline(log, line); ++lines) {
+    BOOST_TEST(nlohmann::json::accept(line), line);
+    last = line;
+  }
+  BOOST_TEST(lines >= 2);
+  BOOST_TEST(last.find("\"verdict\":\"INTERRUPTED\"") != std::string::npos, last);
+}
+
 }  // namespace
 }  // namespace rwstress::test

@@ -47,7 +47,7 @@ constexpr const char* kTrialWatchdog = "2s";
 
 // What one trial came to.
 struct TrialOutcome {
-  std::string verdict;  // PASS FAIL HANG STARVED CRASH TIMEOUT ERROR
+  std::string verdict;  // PASS FAIL HANG STARVED CRASH TIMEOUT ERROR INTERRUPTED
   int exit_code = -1;   // -1: ended by a signal
   std::string signal;   // "SIGSEGV" when ended by one
   double seconds = 0;
@@ -135,10 +135,14 @@ TrialOutcome run_trial(const std::string& exe, const std::vector<std::string>& a
   setpgid(pid, pid);  // either side may win the race; both set the same
   std::string text;
   const auto deadline = t0 + limit;
-  bool killed = false;
+  bool killed = false, interrupted = false;
   char buf[16384];
   for (;;) {
     const auto now = std::chrono::steady_clock::now();
+    if (!killed && interrupt_signal() != 0) {  // SIGINT/SIGTERM/SIGHUP of the campaign
+      kill(-pid, SIGKILL);
+      killed = interrupted = true;
+    }
     if (now >= deadline && !killed) {
       kill(-pid, SIGTERM);
       std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -147,7 +151,8 @@ TrialOutcome run_trial(const std::string& exe, const std::vector<std::string>& a
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, killed ? 1000 : int(std::max<long long>(left.count(), 1)));
+    const int ready =
+        poll(&p, 1, killed ? 1000 : int(std::clamp<long long>(left.count(), 1, 100)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) {
       if (killed) break;  // the group is gone; a grandchild may hold the pipe
@@ -165,7 +170,9 @@ TrialOutcome run_trial(const std::string& exe, const std::vector<std::string>& a
   }
   o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   parse_output(text, o);
-  if (killed) {
+  if (interrupted) {
+    o.verdict = "INTERRUPTED";
+  } else if (killed) {
     o.verdict = "TIMEOUT";
   } else if (WIFSIGNALED(status)) {
     o.verdict = "CRASH";
@@ -363,6 +370,7 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
         return 2;
       }
     }
+    if (o.verdict == "INTERRUPTED") break;  // recorded; the summary follows
     if (o.verdict == "PASS") continue;
     if (exit_code_of_verdict(o.verdict) > exit_code_of_verdict(worst)) worst = o.verdict;
     std::string key = lock + " " + o.verdict;
@@ -409,6 +417,7 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
   out.print(fmt::format("{} trials in {:.1f}s ({:.1f} per minute); {} finding(s)", done, seconds,
                         seconds > 0 ? double(done) * 60 / seconds : 0.0, findings.size()));
   const char* verdicts[] = {"PASS", "FAIL", "HANG", "STARVED", "CRASH", "TIMEOUT", "ERROR"};
+  // (an INTERRUPTED trial is in the log, not in the table)
   std::string header = fmt::format("{:<26}", "LOCK");
   for (const char* v : verdicts) header += fmt::format(" {:>7}", v);
   out.print(header);
@@ -436,6 +445,10 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
   }
   out.print("");
   out.print("campaign: " + replay);
+  if (const int sig = interrupt_signal(); sig != 0) {
+    out.print(fmt::format("interrupted by {} after {} trials", interrupt_signal_name(sig), done));
+    return 128 + sig;
+  }
   return exit_code_of_verdict(worst);
 }
 
