@@ -1,4 +1,3 @@
-// SPDX-License-Identifier: MIT
 /*
  * A kernel-style queued rwlock over a queued (MCS) spinlock, written against
  * rwstress's kernel-compat layer in the shape of the kernel's qrwlock.c and

@@ -1,4 +1,3 @@
-// SPDX-License-Identifier: MIT
 /*
  * A kernel-style counting semaphore, written against rwstress's kernel-compat
  * layer in the shape of the kernel's kernel/locking/semaphore.c: a raw
