@@ -1,10 +1,5 @@
 #include "commands/session.h"
 
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -13,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "commands/isolated.h"
 #include "platform/interrupt.h"
 #include "platform/printable.h"
 #include "registry/registry.h"
@@ -47,84 +43,35 @@ RunResult lost_run(const Scenario& sc, const LockMeta& meta, Verdict verdict, st
   return r;
 }
 
-const char* signal_abbrev(int sig) {
-  const char* name = sigabbrev_np(sig);
-  return name ? name : "?";
-}
-
 // A plugin lock runs in a child process: a crash inside it (SIGSEGV,
 // SIGBUS, SIGILL, SIGFPE, SIGABRT, any signal) ends the child, not the
 // session, and is a CRASH run naming the lock and the signal; the runs
 // before and after it are reported as usual. The child hands its RunResult
 // back as JSON through a pipe (docs/plugins.md, "Crash isolation").
-RunResult run_in_child(RunFn fn, const Scenario& sc, const LockMeta& meta) {
-  int fds[2];
-  if (pipe(fds) != 0) return fn(sc, meta);  // no pipe: run it here, unisolated
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return fn(sc, meta);
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string text = run_to_json_text(fn(sc, meta));
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = write(fds[1], text.data() + done, text.size() - done);
-      if (n <= 0 && errno != EINTR) _exit(1);
-      if (n > 0) done += std::size_t(n);
-    }
-    _exit(0);  // stuck workers of a HANG are not joined here either
-  }
-  close(fds[1]);
+RunResult run_plugin_isolated(RunFn fn, const Scenario& sc, const LockMeta& meta) {
   // The run reports a hang itself after its watchdog; this limit is for a
   // child that cannot even do that.
   const auto limit = sc.duration + 4 * sc.watchdog + std::chrono::seconds(30);
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  std::string text;
-  bool timed_out = false;
-  char buf[65536];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, int(std::max<long long>(left.count(), 0)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) {
-      timed_out = true;
-      break;
-    }
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, std::size_t(n));
-  }
-  close(fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out)
+  const ChildEnd end = run_in_child([&] { return run_to_json_text(fn(sc, meta)); }, limit);
+  if (!end.forked) return fn(sc, meta);  // no pipe or no fork: run it here, unisolated
+  if (end.timed_out)
     return lost_run(sc, meta, Verdict::kHang,
                     fmt::format("the child process running plugin lock {} gave no result "
                                 "within {:.0f}s and was killed",
                                 meta.name, std::chrono::duration<double>(limit).count()));
-  if (WIFSIGNALED(status))
+  if (WIFSIGNALED(end.status))
     return lost_run(sc, meta, Verdict::kCrash,
-                    fmt::format("plugin lock {} crashed the run: SIG{} ({}), in the child "
+                    fmt::format("plugin lock {} crashed the run: {} ({}), in the child "
                                 "process that ran it",
-                                meta.name, signal_abbrev(WTERMSIG(status)),
-                                strsignal(WTERMSIG(status))));
+                                meta.name, signal_name(WTERMSIG(end.status)),
+                                strsignal(WTERMSIG(end.status))));
   RunResult r;
-  if (std::string why = run_from_json_text(text, r); !why.empty() || !WIFEXITED(status) ||
-                                                      WEXITSTATUS(status) != 0)
+  if (std::string why = run_from_json_text(end.text, r);
+      !why.empty() || !WIFEXITED(end.status) || WEXITSTATUS(end.status) != 0)
     return lost_run(sc, meta, Verdict::kCrash,
                     fmt::format("the child process running plugin lock {} exited with status {} "
                                 "and no readable result",
-                                meta.name, WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+                                meta.name, WIFEXITED(end.status) ? WEXITSTATUS(end.status) : -1));
   return r;
 }
 
@@ -163,7 +110,7 @@ std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point) 
       sc.topology = &topology_;
       const bool instrumented = sc.injection != nullptr || sc.measure.any();
       const RunFn fn = instrumented ? entry.run_instrumented : entry.run;
-      RunResult r = meta->plugin ? run_in_child(fn, sc, *meta) : fn(sc, *meta);
+      RunResult r = meta->plugin ? run_plugin_isolated(fn, sc, *meta) : fn(sc, *meta);
       if (!r.error.empty()) return r.error;
       r.scenario_key = scenario_key(cfg, sc, r);
       r.label = point.label;

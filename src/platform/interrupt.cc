@@ -1,6 +1,7 @@
 #include "platform/interrupt.h"
 
 #include <signal.h>
+#include <string.h>
 
 #include <atomic>
 
@@ -35,6 +36,11 @@ const char* interrupt_signal_name(int sig) {
     case SIGHUP: return "SIGHUP";
     default: return "a signal";
   }
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = sigabbrev_np(sig);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
 }  // namespace rwstress

@@ -5,11 +5,14 @@
 // A second signal of the same kind kills at once (SA_RESETHAND).
 #pragma once
 
+#include <string>
+
 namespace rwstress {
 
 void install_interrupt_handlers();
 // The signal that interrupted the session, or 0.
 int interrupt_signal();
 const char* interrupt_signal_name(int sig);  // "SIGINT", ...
+std::string signal_name(int sig);            // any signal: "SIGSEGV", or "signal 77"
 
 }  // namespace rwstress
