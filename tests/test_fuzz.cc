@@ -26,10 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string plugin(const std::string& name) {
-  return std::string(RWSTRESS_PLUGIN_DIR) + "/" + name + ".so";
-}
-
 // A scratch directory, removed at the end of the test.
 struct ScratchDir {
   fs::path path = fs::temp_directory_path() / ("rwstress_fuzz_" + std::to_string(getpid()));
@@ -118,12 +114,14 @@ BOOST_AUTO_TEST_CASE(a_crashing_plugin_lock_is_a_crash_trial_and_the_campaign_go
 }
 
 // SIGINT ends the running trial (recorded as interrupted), prints the
-// summary and exits 128 + 2; every line of the log parses.
+// summary and exits 128 + 2; every line of the log parses. --foreground:
+// otherwise timeout signals its whole process group as well, and a second
+// SIGINT kills at once, by design.
 BOOST_AUTO_TEST_CASE(sigint_stops_the_campaign_cleanly) {
   ScratchDir dir;
   ProcessResult r = run_rwstress("fuzz --trials 50 --seed 5 --lock ticket,xadd --trial-time 500ms"
                                  " --out " + dir.path.string(),
-                                 "timeout --preserve-status -s INT 2 ");
+                                 "timeout --foreground --preserve-status -s INT 2 ");
   BOOST_TEST(r.exit_code == 130, r.out + r.err);
   BOOST_TEST(r.out.find("interrupted by SIGINT after") != std::string::npos, r.out);
   std::ifstream log(dir.path / "trials.jsonl");

@@ -18,10 +18,6 @@
 namespace rwstress::test {
 namespace {
 
-std::string plugin(const std::string& name) {
-  return std::string(RWSTRESS_PLUGIN_DIR) + "/" + name + ".so";
-}
-
 int lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';

@@ -62,4 +62,11 @@ inline ProcessResult run_rwstress(const std::string& args, const std::string& sh
   return r;
 }
 
+#ifdef RWSTRESS_PLUGIN_DIR
+// A plugin the build put beside the tests (examples/, tests/plugins/).
+inline std::string plugin(const std::string& name) {
+  return std::string(RWSTRESS_PLUGIN_DIR) + "/" + name + ".so";
+}
+#endif
+
 }  // namespace rwstress::test

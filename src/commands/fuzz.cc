@@ -56,15 +56,15 @@ struct TrialOutcome {
   std::string last_line;           // the trial's last line of output (its replay line, or an error)
 };
 
-const char* verdict_of_exit(int code) {
-  switch (code) {
-    case 0: return "PASS";
-    case 1: return "FAIL";
-    case 3: return "HANG";
-    case 4: return "CRASH";
-    case 5: return "STARVED";
-    default: return "ERROR";  // 2: usage, or anything rwstress never exits with
-  }
+constexpr Verdict kRunVerdicts[] = {Verdict::kPass, Verdict::kStarved, Verdict::kFail,
+                                    Verdict::kHang, Verdict::kCrash};
+
+// A trial's verdict from rwstress's exit code (exit_code_of's inverse);
+// ERROR for 2 (usage) or anything rwstress never exits with.
+std::string verdict_of_exit(int code) {
+  for (Verdict v : kRunVerdicts)
+    if (exit_code_of(v) == code) return verdict_name(v);
+  return "ERROR";
 }
 
 void parse_output(const std::string& text, TrialOutcome& o) {
@@ -176,8 +176,7 @@ TrialOutcome run_trial(const std::string& exe, const std::vector<std::string>& a
     o.verdict = "TIMEOUT";
   } else if (WIFSIGNALED(status)) {
     o.verdict = "CRASH";
-    const char* name = sigabbrev_np(WTERMSIG(status));
-    o.signal = std::string("SIG") + (name ? name : "?");
+    o.signal = signal_name(WTERMSIG(status));
   } else {
     o.exit_code = WEXITSTATUS(status);
     o.verdict = verdict_of_exit(o.exit_code);
@@ -185,13 +184,13 @@ TrialOutcome run_trial(const std::string& exe, const std::vector<std::string>& a
   return o;
 }
 
+// The campaign's exit code for a trial verdict: rwstress's own for the
+// five run verdicts, a HANG's for TIMEOUT, a usage error's for ERROR.
 int exit_code_of_verdict(const std::string& v) {
-  if (v == "PASS") return 0;
-  if (v == "FAIL") return 1;
-  if (v == "ERROR") return 2;
-  if (v == "HANG" || v == "TIMEOUT") return 3;
-  if (v == "CRASH") return 4;
-  return 5;  // STARVED
+  if (v == "TIMEOUT") return exit_code_of(Verdict::kHang);
+  for (Verdict r : kRunVerdicts)
+    if (v == verdict_name(r)) return exit_code_of(r);
+  return 2;  // ERROR
 }
 
 // Durable append: the line and a newline, written whole, then fsync.
@@ -250,7 +249,8 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k) {
   a.push_back("rwstress");
   for (const std::string& p : cfg.plugins) a.insert(a.end(), {"--plugin", p});
   const LockMeta& meta = *cfg.locks[rng() % cfg.locks.size()];
-  a.insert(a.end(), {"--lock", std::string(meta.name)});
+  t.lock = std::string(meta.name);
+  a.insert(a.end(), {"--lock", t.lock});
   switch (meta.family) {
     case Family::kRwlock: {
       int readers = pick(rng, {0, 1, 2, 3, 4, 6, 8});
@@ -353,8 +353,7 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
     if (interrupt_signal() != 0) break;
     const FuzzTrial t = fuzz_trial(cfg, ncpus, k);
     const std::string command = shell_command(t.argv);
-    const std::string lock = t.argv[std::size_t(std::find(t.argv.begin(), t.argv.end(), "--lock") -
-                                                t.argv.begin()) + 1];
+    const std::string& lock = t.lock;
     TrialOutcome o = run_trial(exe, t.argv, limit);
     ++done;
     ++table[lock][o.verdict];

@@ -19,6 +19,7 @@ namespace rwstress {
 struct FuzzTrial {
   std::uint64_t index = 0;
   std::uint64_t seed = 0;
+  std::string lock;  // the lock it drew (also in argv)
   std::vector<std::string> argv;
 };
 

@@ -137,7 +137,9 @@ Enum enum_named(const nlohmann::json& j, const char* (*name)(Enum), const char* 
   throw std::runtime_error(fmt::format("unknown {} '{}'", what, s));
 }
 
-double jain_of(const nlohmann::json& j) { return j.is_null() ? -1 : j.get<double>(); }
+// A figure written as null when unknown (a Jain index without threads of
+// that role, others_share where /proc/stat was unreadable): -1 here.
+double number_or_unknown(const nlohmann::json& j) { return j.is_null() ? -1 : j.get<double>(); }
 
 TimeStat time_from(const nlohmann::json& j) {
   TimeStat t;
@@ -205,8 +207,8 @@ RunResult run_from(const nlohmann::json& j) {
   r.writes = j.at("writes");
   r.min_thread_ops = j.at("min_thread_ops");
   r.max_thread_ops = j.at("max_thread_ops");
-  r.jain_readers = jain_of(j.at("jain_readers"));
-  r.jain_writers = jain_of(j.at("jain_writers"));
+  r.jain_readers = number_or_unknown(j.at("jain_readers"));
+  r.jain_writers = number_or_unknown(j.at("jain_writers"));
   r.max_readers_seen = j.at("max_readers_seen");
   const nlohmann::json& sys = j.at("system");
   r.user_s = sys.at("user_s");
@@ -214,7 +216,7 @@ RunResult run_from(const nlohmann::json& j) {
   r.voluntary_csw = sys.at("voluntary_csw");
   r.involuntary_csw = sys.at("involuntary_csw");
   r.idle_share = sys.at("idle_share");
-  r.others_share = jain_of(sys.at("others_share"));
+  r.others_share = number_or_unknown(sys.at("others_share"));
   for (const nlohmann::json& t : j.at("per_thread")) {
     ThreadResult& tr = r.threads.emplace_back();
     tr.role = enum_named<Role, 3>(t.at("role"), role_name, "role");
