@@ -100,6 +100,21 @@ int run_main(RunConfig cfg) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   CliOutcome outcome = parse_cli(args);
+  if (outcome.action == CliAction::kFuzz && !outcome.config.fuzz.resume.empty()) {
+    // fuzz --resume DIR: the campaign's own options, from DIR's header;
+    // --json and --junit may be given anew.
+    const RunConfig given = outcome.config;
+    std::vector<std::string> campaign;
+    if (std::string err = fuzz_resume_args(given.fuzz.resume, &campaign); !err.empty())
+      return usage_error("fuzz --resume: " + err);
+    outcome = parse_cli(campaign);
+    if (outcome.action != CliAction::kFuzz)
+      return usage_error("fuzz --resume " + given.fuzz.resume + ": its campaign's options no longer parse: " +
+                         outcome.output);
+    outcome.config.fuzz.resume = outcome.config.fuzz.out_dir = given.fuzz.resume;
+    if (!given.json_path.empty()) outcome.config.json_path = given.json_path;
+    if (!given.junit_path.empty()) outcome.config.junit_path = given.junit_path;
+  }
   if (outcome.action == CliAction::kRun || outcome.action == CliAction::kSweep ||
       outcome.action == CliAction::kSuite || outcome.action == CliAction::kFuzz)
     install_interrupt_handlers();

@@ -1,22 +1,31 @@
 // rwstress fuzz: trials are drawn from the campaign seed and every one is a
-// valid command line; a campaign over a busted lock finds it and writes a
-// reproducer that fails the same way; one over correct locks finds nothing;
-// a crashing plugin lock is a CRASH trial and the campaign goes on; the log
-// is one JSON object per line.
+// valid command line; a campaign over a busted lock finds it, reruns it and
+// writes a shrunk reproducer that fails the same way; one over correct locks
+// finds nothing; crashing and deadlocking plugin locks are CRASH and HANG
+// trials and the campaign goes on; a campaign killed with SIGKILL resumes
+// without losing or repeating a trial; shards are disjoint and their merge
+// is the unsharded campaign; the shrinker reaches a known small
+// configuration.
 #define BOOST_TEST_MODULE fuzz
 #include <boost/test/unit_test.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
+#include <map>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
 #include "commands/fuzz.h"
+#include "commands/fuzz_log.h"
+#include "commands/fuzz_shrink.h"
 #include "injectors/inject_spec.h"
 #include "registry/registry.h"
 #include "tests/test_support.h"
@@ -29,9 +38,40 @@ namespace fs = std::filesystem;
 // A scratch directory, removed at the end of the test.
 struct ScratchDir {
   fs::path path = fs::temp_directory_path() / ("rwstress_fuzz_" + std::to_string(getpid()));
-  ScratchDir() { fs::remove_all(path); }
+  ScratchDir() {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
   ~ScratchDir() { fs::remove_all(path); }
+  std::string operator/(const std::string& name) const { return (path / name).string(); }
 };
+
+std::vector<std::string> lines_of(const fs::path& file) {
+  std::ifstream in(file);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The trial lines of a campaign directory, by trial index.
+std::map<std::uint64_t, nlohmann::json> trials_of(const std::string& dir) {
+  std::map<std::uint64_t, nlohmann::json> trials;
+  const std::vector<std::string> lines = lines_of(fs::path(dir) / "trials.jsonl");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    nlohmann::json j = nlohmann::json::parse(lines[i]);
+    const std::uint64_t k = j["trial"];
+    // Only an interrupted trial is run (and logged) again.
+    BOOST_TEST((trials.count(k) == 0u || trials[k]["verdict"] == "INTERRUPTED"), "trial twice: " << lines[i]);
+    trials[k] = j;
+  }
+  return trials;
+}
+
+std::string first_repro(const fs::path& dir) {
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind("repro-", 0) == 0) return e.path().string();
+  return "";
+}
 
 BOOST_AUTO_TEST_CASE(the_menu_parses_and_every_trial_is_a_valid_command_line) {
   for (const std::string& spec : fuzz_inject_menu()) {
@@ -41,17 +81,59 @@ BOOST_AUTO_TEST_CASE(the_menu_parses_and_every_trial_is_a_valid_command_line) {
   CliOutcome campaign = parse_cli({"fuzz", "--seed", "0x5eed", "--trials", "1"});
   BOOST_REQUIRE(campaign.action == CliAction::kFuzz);
   BOOST_TEST(campaign.config.locks.size() > 30u);  // every correct lock by default
-  for (std::uint64_t k = 0; k < 300; ++k) {
-    const FuzzTrial t = fuzz_trial(campaign.config, 2, k);
+  std::set<std::string> knobs;
+  std::size_t most_injectors = 0;
+  for (std::uint64_t k = 0; k < 400; ++k) {
+    const FuzzTrial t = fuzz_trial(campaign.config, 4, k, {2, 3});
     BOOST_REQUIRE(t.argv.size() > 1u);
     const CliOutcome trial = parse_cli(std::vector<std::string>(t.argv.begin() + 1, t.argv.end()));
     BOOST_TEST((trial.action == CliAction::kRun), shell_command(t.argv) << ": " << trial.output);
+    std::size_t injectors = 0;
+    for (std::size_t i = 1; i + 1 < t.argv.size(); ++i) {
+      if (t.argv[i] == "--inject") ++injectors;
+      if (t.argv[i] == "--cpus")  // the slot's CPUs, the first ones
+        BOOST_TEST((t.argv[i + 1] == "2" || t.argv[i + 1] == "2,3"), t.argv[i + 1]);
+    }
+    most_injectors = std::max(most_injectors, injectors);
   }
+  BOOST_TEST(most_injectors == 4u);
+  // Every drawn knob, from its one declaration, for the locks that read it.
+  CliOutcome tuned = parse_cli({"fuzz", "--seed", "0x5eed", "--lock", "linux-rwsem,xadd"});
+  BOOST_REQUIRE(tuned.action == CliAction::kFuzz);
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    const FuzzTrial t = fuzz_trial(tuned.config, 2, k, {0, 1});
+    const CliOutcome trial = parse_cli(std::vector<std::string>(t.argv.begin() + 1, t.argv.end()));
+    BOOST_TEST((trial.action == CliAction::kRun), shell_command(t.argv) << ": " << trial.output);
+    for (const std::string& word : t.argv) {
+      if (word == "--spin-limit" || word == "--rwsem-handoff" || word == "--rwsem-reader-steal" ||
+          word == "--xadd-wake")
+        knobs.insert(word);
+      BOOST_TEST(word != "--xadd-retry");  // a historical bug's setting is not drawn
+    }
+  }
+  BOOST_TEST(knobs.size() == 4u);
   // The same seed gives the same trials; another seed, others.
-  BOOST_TEST(fuzz_trial(campaign.config, 2, 7).argv == fuzz_trial(campaign.config, 2, 7).argv);
+  BOOST_TEST(fuzz_trial(campaign.config, 2, 7, {0, 1}).argv ==
+             fuzz_trial(campaign.config, 2, 7, {0, 1}).argv);
   CliOutcome other = parse_cli({"fuzz", "--seed", "0x5eee", "--trials", "1"});
   BOOST_REQUIRE(other.action == CliAction::kFuzz);
-  BOOST_TEST(fuzz_trial(campaign.config, 2, 7).argv != fuzz_trial(other.config, 2, 7).argv);
+  BOOST_TEST(fuzz_trial(campaign.config, 2, 7, {0, 1}).argv != fuzz_trial(other.config, 2, 7, {0, 1}).argv);
+  // Job slots are disjoint runs of the campaign's CPUs.
+  const std::vector<std::vector<int>> slots = fuzz_slots({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, 3);
+  BOOST_TEST(slots.size() == 3u);
+  BOOST_TEST((slots[0] == std::vector<int>{0, 1, 2, 3}));
+  BOOST_TEST((slots[2] == std::vector<int>{7, 8, 9}));
+  BOOST_TEST(fuzz_slots({0, 1}, 8).size() == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(bad_fuzz_options_are_one_line_and_exit_2) {
+  for (const char* args : {"fuzz --shard 3/3", "fuzz --shard x", "fuzz --trial-memory 12Q",
+                           "fuzz --jobs 0", "fuzz --reproduce -1", "fuzz --resume /nonexistent",
+                           "fuzz merge /nonexistent"}) {
+    ProcessResult r = run_rwstress(args);
+    BOOST_TEST(r.exit_code == 2, args << ": " << r.out << r.err);
+    BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, args << ": " << r.err);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(dry_run_prints_the_same_trials_for_the_same_seed) {
@@ -59,37 +141,98 @@ BOOST_AUTO_TEST_CASE(dry_run_prints_the_same_trials_for_the_same_seed) {
   ProcessResult b = run_rwstress("fuzz --dry-run 5 --seed 9 --lock xadd,ticket,kernel-sem");
   BOOST_TEST(a.exit_code == 0, a.err);
   BOOST_TEST(a.out == b.out);
-  int lines = 0;
-  for (char c : a.out) lines += c == '\n';
-  BOOST_TEST(lines == 5);
+  BOOST_TEST(std::count(a.out.begin(), a.out.end(), '\n') == 5);
   BOOST_TEST(a.out.rfind("rwstress --lock ", 0) == 0u, a.out);
 }
 
-BOOST_AUTO_TEST_CASE(a_busted_lock_is_a_finding_with_a_reproducer_that_fails_again) {
+// The finding is rerun, shrunk, and its reproducer script runs the shrunk
+// command line, which fails again.
+BOOST_AUTO_TEST_CASE(a_busted_lock_is_a_finding_with_a_shrunk_reproducer_that_fails_again) {
   ScratchDir dir;
-  ProcessResult r = run_rwstress("fuzz --trials 10 --seed 1 --lock busted-racy-tas"
-                                 " --trial-time 200ms --out " + dir.path.string());
+  ProcessResult r = run_rwstress("fuzz --trials 10 --seed 1 --lock busted-racy-tas --trial-time 200ms"
+                                 " --reproduce 3 --shrink-time 20s --out " + dir.path.string() +
+                                 " --json " + (dir / "summary.json") + " --junit " + (dir / "junit.xml"));
   BOOST_TEST(r.exit_code == 1, r.out + r.err);
-  BOOST_TEST(r.out.find("finding 1: busted-racy-tas FAIL [writer-exclusion") != std::string::npos,
-             r.out);
-  std::ifstream log(dir.path / "trials.jsonl");
-  int lines = 0;
-  for (std::string line; std::getline(log, line); ++lines)
-    BOOST_TEST(nlohmann::json::accept(line), line);
-  BOOST_TEST(lines == 11);  // the header and one line per trial
-  const fs::path repro = dir.path / "repro-1.sh";
-  BOOST_REQUIRE(fs::exists(repro));
+  BOOST_TEST(r.out.find("busted-racy-tas FAIL [writer-exclusion") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("  reproduced: ") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("  shrunk (") != std::string::npos, r.out);
+  const std::vector<std::string> log = lines_of(dir.path / "trials.jsonl");
+  for (const std::string& line : log) BOOST_TEST(nlohmann::json::accept(line), line);
+  BOOST_TEST(log.size() == 11u);  // the header and one line per trial
+  const std::vector<std::string> checks = lines_of(dir.path / "findings.jsonl");
+  BOOST_REQUIRE(checks.size() == 1u);
+  const FindingCheck c = check_from_json(nlohmann::json::parse(checks[0]));
+  BOOST_TEST(c.runs == 3);
+  BOOST_TEST(c.reproduced >= 1);
+  BOOST_TEST(!c.shrunk.empty());
+  BOOST_TEST(shell_command(c.shrunk).find("--inject") == std::string::npos, shell_command(c.shrunk));
+  const std::string repro = first_repro(dir.path);
+  BOOST_REQUIRE(!repro.empty());
+  BOOST_TEST(repro == dir / ("repro-" + c.id + ".sh"));
+  std::string script;
+  for (const std::string& line : lines_of(repro)) script += line + "\n";
+  BOOST_TEST(script.find("exec ") != std::string::npos);
+  BOOST_TEST(script.find(shell_command(std::vector<std::string>(c.shrunk.begin() + 1, c.shrunk.end()))) !=
+                 std::string::npos,
+             script);
   // A data race: the reproducer fails in at least one of three runs.
   bool failed_again = false;
   for (int i = 0; i < 3 && !failed_again; ++i) {
-    const int status = std::system(("sh " + repro.string() + " >/dev/null 2>&1").c_str());
+    const int status = std::system(("sh " + repro + " >/dev/null 2>&1").c_str());
     failed_again = WIFEXITED(status) && WEXITSTATUS(status) == 1;
   }
   BOOST_TEST(failed_again);
+  // The summary for CI systems: JSON, and JUnit with one failing test case per finding.
+  std::ifstream json_in(dir / "summary.json");
+  const nlohmann::json summary = nlohmann::json::parse(json_in);
+  BOOST_TEST(summary["trials"] == 10);
+  BOOST_TEST(summary["findings"].size() == 1u);
+  BOOST_TEST(summary["findings"][0]["check"]["finding"] == c.id);
+  std::string junit;
+  for (const std::string& line : lines_of(dir / "junit.xml")) junit += line + "\n";
+  BOOST_TEST(junit.find("failures=\"1\"") != std::string::npos, junit);
+  BOOST_TEST(junit.find("<failure message=\"FAIL busted-racy-tas") != std::string::npos, junit);
   // An --out that holds a campaign already is refused, not overwritten.
   ProcessResult again = run_rwstress("fuzz --trials 1 --lock ticket --out " + dir.path.string());
   BOOST_TEST(again.exit_code == 2);
   BOOST_TEST(again.err.find("a campaign is there already") != std::string::npos, again.err);
+}
+
+// A failure that always comes (no mutual exclusion at all), from a large
+// configuration: the shrinker must get it down to two threads, no
+// injectors, no --sched and no critical-section work.
+BOOST_AUTO_TEST_CASE(the_shrinker_reaches_a_known_small_configuration) {
+  const char* bin = std::getenv("RWSTRESS_BIN");
+  BOOST_REQUIRE(bin != nullptr);
+  TrialRecord trial;
+  trial.lock = "busted-noop";
+  trial.verdict = "FAIL";
+  trial.kinds = {"writer-exclusion"};
+  trial.argv = {"rwstress", "--lock", "busted-noop", "--readers", "6", "--writers", "4", "--sched",
+                "--duration", "400ms", "--cpus", "0", "--placement", "scatter", "--cs-read", "3000",
+                "--cs-write", "2000", "--delay", "700", "--try-every", "4",
+                "--inject", "yield@in-cs:p=0.01", "--inject", "shuffle:every=100ms",
+                "--watchdog", "2s", "--seed", "0x1234"};
+  TrialLimits limits;
+  limits.wall = std::chrono::seconds(20);
+  ShrinkOptions options;
+  options.reruns = 3;
+  options.budget = std::chrono::seconds(60);
+  const FindingCheck c = check_finding(bin, trial, limits, options, [](const std::string&) {});
+  BOOST_TEST(c.reproduced == 3);
+  BOOST_TEST(c.shrink_finished);
+  const std::string shrunk = shell_command(c.shrunk);
+  for (const char* gone : {"--inject", "--sched", "--try-every", "scatter"})
+    BOOST_TEST(shrunk.find(gone) == std::string::npos, shrunk);
+  for (const char* small : {"--duration 100ms", "--cs-read 0", "--cs-write 0", "--delay 0"})
+    BOOST_TEST(shrunk.find(small) != std::string::npos, shrunk);
+  const auto at = [&](const std::string& flag) {
+    for (std::size_t i = 0; i + 1 < c.shrunk.size(); ++i)
+      if (c.shrunk[i] == flag) return std::stoi(c.shrunk[i + 1]);
+    return -1;
+  };
+  BOOST_TEST(at("--readers") + at("--writers") <= 2, shrunk);
+  BOOST_TEST(c.shrunk_reproduced >= 1);
 }
 
 BOOST_AUTO_TEST_CASE(correct_locks_give_no_finding) {
@@ -100,17 +243,117 @@ BOOST_AUTO_TEST_CASE(correct_locks_give_no_finding) {
   BOOST_TEST(r.out.find("0 finding(s)") != std::string::npos, r.out);
 }
 
-// The trial's command line carries --plugin; the crash is the trial's, the
-// campaign goes on to the next trial.
-BOOST_AUTO_TEST_CASE(a_crashing_plugin_lock_is_a_crash_trial_and_the_campaign_goes_on) {
+// The trial's command line carries --plugin; the crash and the deadlock are
+// the trials', the campaign goes on to the next trial.
+BOOST_AUTO_TEST_CASE(crashing_and_deadlocking_locks_are_crash_and_hang_trials_and_the_campaign_goes_on) {
   ProcessResult r = run_rwstress("--plugin " + plugin("crashing_plugin") +
-                                 " fuzz --trials 2 --seed 4 --lock crash-segv --trial-time 300ms");
+                                 " fuzz --trials 4 --seed 4 --lock crash-segv,deadlock-2000"
+                                 " --trial-time 300ms --reproduce 1 --shrink-time 0");
   BOOST_TEST(r.exit_code == 4, r.out + r.err);
-  BOOST_TEST(r.out.find("2 trials in") != std::string::npos, r.out);
-  BOOST_TEST(r.out.find("finding 1: crash-segv CRASH") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("4 trials in") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("crash-segv CRASH (SIGSEGV)") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("deadlock-2000 HANG") != std::string::npos, r.out);
   BOOST_TEST(r.out.find("reproduce: rwstress --plugin " + plugin("crashing_plugin")) !=
                  std::string::npos,
              r.out);
+  BOOST_TEST(r.out.find("reproduced: 1 of 1 reruns") != std::string::npos, r.out);
+}
+
+// kill -9 of the campaign mid-trial, plus a torn last line: --resume drops
+// the torn line (and says so), keeps every completed trial as it was, and
+// runs exactly the rest.
+BOOST_AUTO_TEST_CASE(a_campaign_killed_with_sigkill_resumes_without_losing_or_repeating_a_trial) {
+  ScratchDir dir;
+  const std::string bin = std::getenv("RWSTRESS_BIN");
+  const std::string cmd = bin + " fuzz --trials 12 --seed 6 --lock ticket,tas --trial-time 150ms"
+                          " --reproduce 0 --out " + dir.path.string() + " >/dev/null 2>&1 & pid=$!;"
+                          " sleep 2.5; kill -9 $pid; wait $pid; true";
+  BOOST_REQUIRE(std::system(cmd.c_str()) == 0);
+  std::vector<std::string> before = lines_of(dir.path / "trials.jsonl");
+  BOOST_REQUIRE(before.size() >= 2u);
+  BOOST_REQUIRE(before.size() < 13u);  // killed before the end
+  for (const std::string& line : before) BOOST_TEST(nlohmann::json::accept(line), line);
+  {
+    std::ofstream torn(dir.path / "trials.jsonl", std::ios::app);
+    torn << R"({"trial": 11, "seed": 1, "verd)";
+  }
+  ProcessResult r = run_rwstress("fuzz --resume " + dir.path.string());
+  BOOST_TEST(r.exit_code == 0, r.out + r.err);
+  BOOST_TEST(r.out.find("dropped a torn last line") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("resumed after " + std::to_string(before.size() - 1) + " trial(s)") !=
+                 std::string::npos,
+             r.out);
+  const std::vector<std::string> after = lines_of(dir.path / "trials.jsonl");
+  BOOST_REQUIRE(after.size() == 13u);
+  for (std::size_t i = 0; i < before.size(); ++i) BOOST_TEST(after[i] == before[i]);
+  const auto trials = trials_of(dir.path.string());
+  BOOST_TEST(trials.size() == 12u);
+  BOOST_TEST(trials.rbegin()->first == 11u);
+  // A finished campaign resumed runs nothing.
+  ProcessResult done = run_rwstress("fuzz --resume " + dir.path.string());
+  BOOST_TEST(done.exit_code == 0, done.out + done.err);
+  BOOST_TEST(lines_of(dir.path / "trials.jsonl").size() == 13u);
+  // A corrupt line before the last is not a torn write: one line, exit 2.
+  {
+    std::vector<std::string> lines = after;
+    lines[3] = "{not json";
+    std::ofstream out(dir.path / "trials.jsonl", std::ios::trunc);
+    for (const std::string& line : lines) out << line << "\n";
+  }
+  ProcessResult corrupt = run_rwstress("fuzz merge " + dir.path.string());
+  BOOST_TEST(corrupt.exit_code == 2);
+  BOOST_TEST(corrupt.err.find("line 4 is not a campaign record") != std::string::npos, corrupt.err);
+}
+
+// Three shards of one seed run disjoint trials whose union is the
+// unsharded campaign, trial for trial; their merge has the same table and
+// the same findings. (The locks give the same verdict every time: a correct
+// lock, and one that crashes on its 2000th acquisition.)
+BOOST_AUTO_TEST_CASE(shards_are_disjoint_and_their_merge_equals_the_unsharded_campaign) {
+  ScratchDir dir;
+  const std::string common = "--plugin " + plugin("crashing_plugin") +
+                             " fuzz --trials 9 --seed 7 --lock ticket,crash-segv --trial-time 100ms"
+                             " --reproduce 0";
+  ProcessResult whole = run_rwstress(common + " --out " + (dir / "whole") + " --json " + (dir / "whole.json"));
+  BOOST_TEST(whole.exit_code == 4, whole.out + whole.err);
+  std::set<std::uint64_t> seen;
+  for (int i = 0; i < 3; ++i) {
+    const std::string shard = dir / ("shard" + std::to_string(i));
+    ProcessResult r = run_rwstress(common + " --shard " + std::to_string(i) + "/3 --out " + shard);
+    BOOST_TEST((r.exit_code == 0 || r.exit_code == 4), r.out + r.err);
+    for (const auto& [k, trial] : trials_of(shard)) {
+      BOOST_TEST(k % 3 == std::uint64_t(i));
+      BOOST_TEST(seen.insert(k).second, "trial " << k << " in two shards");
+    }
+  }
+  ProcessResult merged = run_rwstress("fuzz merge " + (dir / "shard0") + " " + (dir / "shard1") + " " +
+                                      (dir / "shard2") + " --json " + (dir / "merged.json"));
+  BOOST_TEST(merged.exit_code == 4, merged.out + merged.err);
+  const auto all = trials_of(dir / "whole");
+  BOOST_TEST(all.size() == 9u);
+  BOOST_TEST(seen.size() == 9u);
+  for (int i = 0; i < 3; ++i)
+    for (const auto& [k, trial] : trials_of(dir / ("shard" + std::to_string(i)))) {
+      BOOST_TEST(trial["argv"] == all.at(k)["argv"], "trial " << k);
+      BOOST_TEST(trial["verdict"] == all.at(k)["verdict"], "trial " << k);
+    }
+  std::ifstream a_in(dir / "whole.json"), b_in(dir / "merged.json");
+  const nlohmann::json a = nlohmann::json::parse(a_in), b = nlohmann::json::parse(b_in);
+  BOOST_TEST(a["table"] == b["table"], a["table"].dump() << " vs " << b["table"].dump());
+  BOOST_TEST(a["trials"] == b["trials"]);
+  BOOST_REQUIRE(a["findings"].size() == b["findings"].size());
+  for (std::size_t i = 0; i < a["findings"].size(); ++i)
+    for (const char* key : {"id", "lock", "verdict", "trials", "first_trial", "command"})
+      BOOST_TEST(a["findings"][i][key] == b["findings"][i][key], key);
+  // The same shard twice is refused; so is another campaign's log.
+  ProcessResult twice = run_rwstress("fuzz merge " + (dir / "shard0") + " " + (dir / "shard0"));
+  BOOST_TEST(twice.exit_code == 2);
+  BOOST_TEST(twice.err.find("in both") != std::string::npos, twice.err);
+  ProcessResult other = run_rwstress("fuzz --trials 1 --seed 8 --lock ticket --reproduce 0 --out " + (dir / "other"));
+  BOOST_TEST(other.exit_code == 0, other.out + other.err);
+  ProcessResult mixed = run_rwstress("fuzz merge " + (dir / "shard0") + " " + (dir / "other"));
+  BOOST_TEST(mixed.exit_code == 2);
+  BOOST_TEST(mixed.err.find("another campaign") != std::string::npos, mixed.err);
 }
 
 // SIGINT ends the running trial (recorded as interrupted), prints the
@@ -124,15 +367,16 @@ BOOST_AUTO_TEST_CASE(sigint_stops_the_campaign_cleanly) {
                                  "timeout --foreground --preserve-status -s INT 2 ");
   BOOST_TEST(r.exit_code == 130, r.out + r.err);
   BOOST_TEST(r.out.find("interrupted by SIGINT after") != std::string::npos, r.out);
-  std::ifstream log(dir.path / "trials.jsonl");
-  std::string line, last;
-  int lines = 0;
-  for (; std::getline(log, line); ++lines) {
-    BOOST_TEST(nlohmann::json::accept(line), line);
-    last = line;
-  }
-  BOOST_TEST(lines >= 2);
-  BOOST_TEST(last.find("\"verdict\":\"INTERRUPTED\"") != std::string::npos, last);
+  const std::vector<std::string> log = lines_of(dir.path / "trials.jsonl");
+  for (const std::string& line : log) BOOST_TEST(nlohmann::json::accept(line), line);
+  BOOST_TEST(log.size() >= 2u);
+  BOOST_TEST(log.back().find("\"verdict\":\"INTERRUPTED\"") != std::string::npos, log.back());
+  // The interrupted trial is run again on --resume (it never completed).
+  const std::uint64_t interrupted = nlohmann::json::parse(log.back())["trial"];
+  ProcessResult resumed = run_rwstress("fuzz --resume " + dir.path.string(),
+                                       "timeout --foreground --preserve-status -s INT 3 ");
+  const auto trials = trials_of(dir.path.string());
+  BOOST_TEST(trials.count(interrupted) == 1u);
 }
 
 }  // namespace

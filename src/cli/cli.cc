@@ -144,6 +144,27 @@ std::string output_paths_error(const RunConfig& cfg, const CLI::App& app) {
   return {};
 }
 
+// A size in bytes: a number with an optional K, M, G or T (powers of 1024).
+std::optional<std::uint64_t> parse_size(const std::string& text) {
+  std::size_t used = 0;
+  unsigned long long n = 0;
+  try {
+    if (text.empty() || !std::isdigit((unsigned char)text[0])) return std::nullopt;
+    n = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::string unit = text.substr(used);
+  int shift = 0;
+  if (unit == "K" || unit == "k") shift = 10;
+  else if (unit == "M" || unit == "m") shift = 20;
+  else if (unit == "G" || unit == "g") shift = 30;
+  else if (unit == "T" || unit == "t") shift = 40;
+  else if (!unit.empty()) return std::nullopt;
+  if (n > (~0ULL >> shift)) return std::nullopt;
+  return std::uint64_t(n) << shift;
+}
+
 // The run seed: decimal or 0x hex, 0 to 2^64-1, nothing else.
 std::optional<std::uint64_t> parse_seed(const std::string& text) {
   const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
@@ -219,7 +240,8 @@ struct RawOptions {
   std::string list_what;
   std::string sweep_cpus = "1..N", sweep_placements = "compact", beyond = "skip";
   std::string validate_time = "2m";
-  std::string fuzz_time = "10m", fuzz_trial_time = "500ms";
+  std::string fuzz_time = "10m", fuzz_trial_time = "500ms", fuzz_shard, fuzz_shrink_time = "1m",
+              fuzz_memory, fuzz_cpu;
   CLI::App* list = nullptr;
   CLI::App* selftest = nullptr;
   CLI::App* sweep = nullptr;
@@ -227,6 +249,7 @@ struct RawOptions {
   CLI::App* compare = nullptr;
   CLI::App* validate = nullptr;
   CLI::App* fuzz = nullptr;
+  CLI::App* fuzz_merge = nullptr;
 };
 
 // The main run's options (which sweep and suite share).
@@ -369,6 +392,26 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   fuzz->add_flag("--stop-on-failure", cfg.fuzz.stop_on_failure, "stop at the first finding");
   fuzz->add_option("--dry-run", cfg.fuzz.dry_run, "print the first N trials' command lines and exit")
       ->check(CLI::Range(1, 1000000));
+  fuzz->add_option("--jobs", cfg.fuzz.jobs,
+                   "trials side by side, each on its own CPUs (default: one per 4 CPUs)")
+      ->check(CLI::Range(1, 65536));
+  fuzz->add_option("--shard", raw.fuzz_shard,
+                   "i/N: this machine's share, the trials k with k mod N == i (then: fuzz merge)");
+  fuzz->add_option("--resume", cfg.fuzz.resume,
+                   "DIR: continue the campaign in DIR (its options come from DIR)");
+  fuzz->add_option("--reproduce", cfg.fuzz.reproduce,
+                   "K: rerun each finding K times, and shrink it while it fails in one of K "
+                   "(default 5; 0: neither)")
+      ->check(CLI::Range(0, 1000));
+  fuzz->add_option("--shrink-time", raw.fuzz_shrink_time,
+                   "shrinking's budget per finding (default 1m; 0: do not shrink)");
+  fuzz->add_option("--trial-memory", raw.fuzz_memory,
+                   "SIZE: each trial's address-space limit, like 2G or 512M (default: none)");
+  fuzz->add_option("--trial-cpu", raw.fuzz_cpu, "each trial's CPU-time limit, like 30s (default: none)");
+  CLI::App* merge = raw.fuzz_merge = fuzz->add_subcommand(
+      "merge", "join the logs of a campaign's shards into one summary and one set of findings");
+  merge->fallthrough();
+  merge->add_option("dirs", cfg.fuzz.merge, "the shards' --out directories")->required();
   CLI::App* compare = raw.compare = app.add_subcommand(
       "compare", "mean (stddev), % difference and Welch's t-test of two --json results");
   compare->add_option("a", cfg.compare_a, "the baseline (A.json)")->required();
@@ -577,6 +620,36 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     auto trial = parse_duration(raw.fuzz_trial_time, &error, std::chrono::milliseconds(50));
     if (!trial) return usage_error("fuzz --trial-time: " + error);
     cfg.fuzz.trial_time = *trial;
+    if (!raw.fuzz_shard.empty()) {
+      unsigned i = 0, n = 0;
+      char tail = 0;
+      if (std::sscanf(raw.fuzz_shard.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i >= n ||
+          n > 1000000)
+        return usage_error("fuzz --shard " + raw.fuzz_shard + ": want i/N with 0 <= i < N, like 0/4");
+      cfg.fuzz.shard_index = int(i);
+      cfg.fuzz.shard_count = int(n);
+    }
+    if (raw.fuzz_shrink_time == "0") {
+      cfg.fuzz.shrink_time = std::chrono::nanoseconds::zero();
+    } else {
+      auto shrink = parse_duration(raw.fuzz_shrink_time, &error, std::chrono::seconds(1));
+      if (!shrink) return usage_error("fuzz --shrink-time: " + error);
+      cfg.fuzz.shrink_time = *shrink;
+    }
+    if (!raw.fuzz_memory.empty()) {
+      auto bytes = parse_size(raw.fuzz_memory);
+      if (!bytes || *bytes < (16u << 20))
+        return usage_error("fuzz --trial-memory " + raw.fuzz_memory +
+                           ": want a size of at least 16M, like 512M or 2G");
+      cfg.fuzz.trial_memory = *bytes;
+    }
+    if (!raw.fuzz_cpu.empty()) {
+      auto cpu = parse_duration(raw.fuzz_cpu, &error, std::chrono::seconds(1));
+      if (!cpu) return usage_error("fuzz --trial-cpu: " + error);
+      cfg.fuzz.trial_cpu = std::uint64_t(std::chrono::ceil<std::chrono::seconds>(*cpu).count());
+    }
+    if (!cfg.fuzz.resume.empty()) cfg.fuzz.out_dir = cfg.fuzz.resume;
+    cfg.fuzz.argv = args;
   }
   out.action = raw.sweep->parsed()      ? CliAction::kSweep
                : raw.suite->parsed()    ? CliAction::kSuite

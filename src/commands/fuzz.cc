@@ -1,26 +1,28 @@
 #include "commands/fuzz.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <iostream>
 #include <map>
 #include <random>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "commands/fuzz_child.h"
+#include "commands/fuzz_log.h"
+#include "commands/fuzz_shrink.h"
+#include "locks/lock_tuning.h"
 #include "model/version.h"
 #include "platform/duration.h"
 #include "platform/interrupt.h"
@@ -30,192 +32,188 @@ namespace rwstress {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 template <class T>
 T pick(std::mt19937_64& rng, std::initializer_list<T> choices) {
   return *(choices.begin() + rng() % choices.size());
 }
 
+// Log-uniform from 1 to `most` (as an integer).
+long long log_uniform(std::mt19937_64& rng, long long most) {
+  std::uniform_real_distribution<double> exponent(0, std::log(double(std::max(1LL, most))));
+  return std::max(1LL, (long long)(std::exp(exponent(rng))));
+}
+
 // Zero a third of the time, else log-uniform from 1 to 100000 loop turns.
 std::uint64_t loops(std::mt19937_64& rng) {
   if (rng() % 3 == 0) return 0;
-  std::uniform_real_distribution<double> exponent(0, std::log(100000.0));
-  return std::uint64_t(std::exp(exponent(rng)));
+  return std::uint64_t(log_uniform(rng, 100000));
 }
 
 // The watchdog of every trial; every pause in the menu stays far under half of it.
 constexpr const char* kTrialWatchdog = "2s";
 
-// What one trial came to.
-struct TrialOutcome {
-  std::string verdict;  // PASS FAIL HANG STARVED CRASH TIMEOUT ERROR INTERRUPTED
-  int exit_code = -1;   // -1: ended by a signal
-  std::string signal;   // "SIGSEGV" when ended by one
-  double seconds = 0;
-  std::vector<std::string> kinds;  // violation kinds seen, in order, once each
-  std::vector<std::string> first;  // the first violation lines
-  std::string last_line;           // the trial's last line of output (its replay line, or an error)
+bool reads_knob(const Knob& k, std::string_view lock) {
+  std::string_view rest = k.locks;
+  while (!rest.empty()) {
+    const std::size_t space = std::min(rest.find(' '), rest.size());
+    if (rest.substr(0, space) == lock) return true;
+    rest.remove_prefix(std::min(space + 1, rest.size()));
+  }
+  return false;
+}
+
+std::string duration_text(double seconds) {
+  const long long s = (long long)seconds;
+  if (s >= 3600) return fmt::format("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60);
+  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{:.1f}s", seconds);
+}
+
+// What identifies a campaign across its shards and resumes: two logs merge
+// only when these agree.
+nlohmann::json campaign_identity(const RunConfig& cfg, int ncpus, const std::string& locks) {
+  return {{"seed", cfg.seed},
+          {"locks", locks},
+          {"trial_time", format_duration(cfg.fuzz.trial_time)},
+          {"trials", cfg.fuzz.trials},
+          {"ncpus", ncpus}};
+}
+
+// The status line: in place on a terminal, a plain line every 30 s otherwise.
+class Progress {
+ public:
+  Progress() : tty_(isatty(STDOUT_FILENO) == 1) {}
+  void show(const std::string& text) {
+    const auto now = Clock::now();
+    if (now - last_ < (tty_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(30000))) return;
+    last_ = now;
+    if (tty_) {
+      std::cout << "\r\033[K" << text << std::flush;
+      visible_ = true;
+    } else {
+      std::cout << "progress: " << text << std::endl;
+    }
+  }
+  // Before any other line.
+  void clear() {
+    if (tty_ && visible_) std::cout << "\r\033[K" << std::flush;
+    visible_ = false;
+  }
+
+ private:
+  bool tty_;
+  bool visible_ = false;
+  Clock::time_point last_ = Clock::now();
 };
 
-constexpr Verdict kRunVerdicts[] = {Verdict::kPass, Verdict::kStarved, Verdict::kFail,
-                                    Verdict::kHang, Verdict::kCrash};
-
-// A trial's verdict from rwstress's exit code (exit_code_of's inverse);
-// ERROR for 2 (usage) or anything rwstress never exits with.
-std::string verdict_of_exit(int code) {
-  for (Verdict v : kRunVerdicts)
-    if (exit_code_of(v) == code) return verdict_name(v);
-  return "ERROR";
+std::string write_repro(const std::string& dir, const std::string& exe, const Finding& f,
+                        std::uint64_t campaign_seed) {
+  std::vector<std::string> drawn = f.first_trial->argv;
+  drawn[0] = exe;
+  std::string script = fmt::format(
+      "#!/bin/sh\n# rwstress fuzz finding {}: {} {}{}, first in trial {} of campaign seed {:#x}\n",
+      f.id, f.lock, f.verdict, f.kinds.empty() ? "" : " [" + fmt::format("{}", fmt::join(f.kinds, ",")) + "]",
+      f.first_trial->trial, campaign_seed);
+  std::vector<std::string> run = drawn;
+  if (f.check) {
+    const FindingCheck& c = *f.check;
+    script += fmt::format("# the trial as drawn failed again in {} of {} reruns:\n#   {}\n",
+                          c.reproduced, c.runs, shell_command(drawn));
+    if (!c.shrunk.empty() && c.shrunk_reproduced > 0) {
+      run = c.shrunk;
+      run[0] = exe;
+      script += fmt::format("# shrunk in {} step(s); it failed in {} of {} reruns{}\n", c.shrink_steps,
+                            c.shrunk_reproduced, c.shrunk_runs,
+                            c.shrunk_reproduced < c.shrunk_runs ? " (a timing bug: run it a few times)"
+                                                                : "");
+    }
+  }
+  script += "exec " + shell_command(run) + "\n";
+  return write_file_atomically(fmt::format("{}/repro-{}.sh", dir, f.id), script, 0755);
 }
 
-void parse_output(const std::string& text, TrialOutcome& o) {
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(at, end - at);
-    at = end + 1;
-    if (!line.empty()) o.last_line = line;
-    // A plugin lock's crash, in the trial's own child: "... crashed the run: SIGSEGV (...)".
-    if (const std::size_t sig = line.find("crashed the run: SIG"); sig != std::string::npos) {
-      const std::size_t from = sig + 17;
-      o.signal = line.substr(from, line.find(' ', from) - from);
-      if (o.first.size() < 3) o.first.push_back(line.substr(line.find_first_not_of(" -")));
-      continue;
-    }
-    // "  !   [writer-exclusion] thread 4: ..."
-    const std::size_t open = line.find("!   [");
-    if (open == std::string::npos) continue;
-    const std::size_t close = line.find(']', open);
-    if (close == std::string::npos) continue;
-    const std::string kind = line.substr(open + 5, close - open - 5);
-    if (std::find(o.kinds.begin(), o.kinds.end(), kind) == o.kinds.end()) o.kinds.push_back(kind);
-    if (o.first.size() < 3) o.first.push_back(line.substr(open + 4));
-  }
+std::string rwstress_exe() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, std::size_t(n)) : std::string();
 }
 
-// Runs argv (argv[0] replaced by `exe`) in a child process of its own
-// process group that dies with the campaign; kills the group if it outlives
-// `limit` (SIGTERM, then SIGKILL a second later).
-TrialOutcome run_trial(const std::string& exe, const std::vector<std::string>& argv,
-                       std::chrono::nanoseconds limit) {
-  TrialOutcome o;
-  const auto t0 = std::chrono::steady_clock::now();
-  int fds[2];
-  if (pipe(fds) != 0) {
-    o.verdict = "ERROR";
-    o.last_line = fmt::format("pipe: {}", std::strerror(errno));
-    return o;
+// Opens a campaign file for appending, cut to its complete lines first.
+int open_for_append(const std::string& path, std::uint64_t keep, std::string* err) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0 || ftruncate(fd, off_t(keep)) != 0) {
+    *err = fmt::format("{}: {}", path, std::strerror(errno));
+    if (fd >= 0) close(fd);
+    return -1;
   }
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args[0] = const_cast<char*>(exe.c_str());
-  args.push_back(nullptr);
-  const pid_t parent = getpid();
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);  // the campaign died before prctl
-    dup2(fds[1], STDOUT_FILENO);
-    dup2(fds[1], STDERR_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    execv(exe.c_str(), args.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  if (pid < 0) {
-    close(fds[0]);
-    o.verdict = "ERROR";
-    o.last_line = fmt::format("fork: {}", std::strerror(errno));
-    return o;
-  }
-  setpgid(pid, pid);  // either side may win the race; both set the same
-  std::string text;
-  const auto deadline = t0 + limit;
-  bool killed = false, interrupted = false;
-  char buf[16384];
-  for (;;) {
-    const auto now = std::chrono::steady_clock::now();
-    if (!killed && interrupt_signal() != 0) {  // SIGINT/SIGTERM/SIGHUP of the campaign
-      kill(-pid, SIGKILL);
-      killed = interrupted = true;
-    }
-    if (now >= deadline && !killed) {
-      kill(-pid, SIGTERM);
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-      kill(-pid, SIGKILL);
-      killed = true;
-    }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready =
-        poll(&p, 1, killed ? 1000 : int(std::clamp<long long>(left.count(), 1, 100)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      if (killed) break;  // the group is gone; a grandchild may hold the pipe
-      continue;
-    }
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, std::size_t(n));
-    if (text.size() > (1u << 20)) text.erase(0, text.size() - (1u << 19));  // keep the tail
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  parse_output(text, o);
-  if (interrupted) {
-    o.verdict = "INTERRUPTED";
-  } else if (killed) {
-    o.verdict = "TIMEOUT";
-  } else if (WIFSIGNALED(status)) {
-    o.verdict = "CRASH";
-    o.signal = signal_name(WTERMSIG(status));
-  } else {
-    o.exit_code = WEXITSTATUS(status);
-    o.verdict = verdict_of_exit(o.exit_code);
-  }
-  return o;
+  return fd;
 }
 
-// The campaign's exit code for a trial verdict: rwstress's own for the
-// five run verdicts, a HANG's for TIMEOUT, a usage error's for ERROR.
-int exit_code_of_verdict(const std::string& v) {
-  if (v == "TIMEOUT") return exit_code_of(Verdict::kHang);
-  for (Verdict r : kRunVerdicts)
-    if (v == verdict_name(r)) return exit_code_of(r);
-  return 2;  // ERROR
-}
-
-// Durable append: the line and a newline, written whole, then fsync.
-std::string append_line(int fd, const std::string& line) {
-  const std::string text = line + "\n";
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return std::strerror(errno);
-    done += std::size_t(n);
-  }
-  if (fsync(fd) != 0) return std::strerror(errno);
+// Writes --json and --junit of a summary; "" or the error.
+std::string write_summary_files(const RunConfig& cfg, const CampaignSummary& s,
+                                const nlohmann::json& header) {
+  if (!cfg.json_path.empty())
+    if (std::string err = write_file_atomically(cfg.json_path, summary_json(s, header).dump(2), 0644);
+        !err.empty())
+      return err;
+  if (!cfg.junit_path.empty())
+    if (std::string err = write_file_atomically(
+            cfg.junit_path, summary_junit(s, header.value("replay", std::string("rwstress fuzz"))), 0644);
+        !err.empty())
+      return err;
   return "";
 }
 
-struct Finding {
-  int number = 0;
-  std::string lock, verdict;
-  std::vector<std::string> kinds;
-  std::uint64_t trials = 0;
-  std::uint64_t first_trial = 0;
-  std::string command;
-  std::vector<std::string> first;
-};
+int run_merge(const RunConfig& cfg, const Output& out) {
+  std::vector<CampaignLog> logs(cfg.fuzz.merge.size());
+  std::vector<TrialRecord> trials;
+  std::map<std::string, FindingCheck> checks;
+  std::map<std::uint64_t, std::string> where;
+  std::set<std::string> shards;
+  for (std::size_t i = 0; i < logs.size(); ++i) {
+    CampaignLog& log = logs[i];
+    if (std::string err = read_campaign(cfg.fuzz.merge[i], &log); !err.empty()) {
+      out.error("fuzz merge: " + err);
+      return 2;
+    }
+    for (const std::string& d : log.dropped) out.print("fuzz merge: " + d);
+    if (log.header.value("campaign", nlohmann::json()) != logs[0].header.value("campaign", nlohmann::json())) {
+      out.error(fmt::format("fuzz merge: {} is another campaign than {} ({} vs {})", log.dir,
+                            logs[0].dir, log.header.value("campaign", nlohmann::json()).dump(),
+                            logs[0].header.value("campaign", nlohmann::json()).dump()));
+      return 2;
+    }
+    shards.insert(fmt::format("{}/{}", log.header.value("shard_index", 0), log.header.value("shard_count", 1)));
+    for (TrialRecord& r : log.trials) {
+      if (auto [it, fresh] = where.try_emplace(r.trial, log.dir); !fresh) {
+        out.error(fmt::format("fuzz merge: trial {} is in both {} and {} (the same shard twice?)",
+                              r.trial, it->second, log.dir));
+        return 2;
+      }
+      trials.push_back(std::move(r));
+    }
+    for (auto& [id, c] : log.checks) checks.emplace(id, c);  // the first directory's wins
+  }
+  const CampaignSummary s = summarize(trials, checks);
+  out.print(fmt::format("rwstress fuzz merge: {} campaign dir(s), shard(s) {}", logs.size(),
+                        fmt::join(shards, " ")));
+  if (const std::uint64_t planned = logs[0].header["campaign"].value("trials", std::uint64_t(0))) {
+    std::uint64_t missing = 0;
+    for (std::uint64_t k = 0; k < planned; ++k) missing += where.count(k) == 0;
+    if (missing) out.print(fmt::format("{} of the campaign's {} trials are in none of them", missing, planned));
+  }
+  out.print("");
+  for (const std::string& line : summary_lines(s)) out.print(line);
+  nlohmann::json header = logs[0].header;
+  header["merged"] = cfg.fuzz.merge;
+  if (std::string err = write_summary_files(cfg, s, header); !err.empty()) {
+    out.error("fuzz merge: " + err);
+    return 2;
+  }
+  return exit_code_of_verdict(s.worst);
+}
 
 }  // namespace
 
@@ -230,17 +228,33 @@ const std::vector<std::string>& fuzz_inject_menu() {
       "delay@spin:p=0.01,fixed(5us)",
       "yield@before-release:p=0.05",
       "stutter:every=200ms,for=20ms",
+      "sleep@before-release:p=0.002,fixed(1ms)",
+      "yield@before-acquire+after-release:p=0.05",
+      "delay@after-release+between-passes:p=0.02,uniform(1us,50us)",
+      "delay@before-sleep+after-wake:exp(2us)",
+      "long-hold:p=0.0005,fixed(5ms)",
+      "stall@in-cs+before-sleep:p=0.0001,fixed(50ms)",
+      "shuffle:every=100ms",
+      "cpu-offline:every=300ms,for=50ms",
+      "priority:every=300ms,for=100ms",
   };
   return menu;
 }
 
-std::string shell_command(const std::vector<std::string>& argv) {
-  std::string line;
-  for (const std::string& a : argv) line += (line.empty() ? "" : " ") + shell_word(a);
-  return line;
+std::vector<std::vector<int>> fuzz_slots(const std::vector<int>& cpus, int jobs) {
+  jobs = std::clamp(jobs, 1, std::max(1, int(cpus.size())));
+  std::vector<std::vector<int>> slots(static_cast<std::size_t>(jobs));
+  const std::size_t each = cpus.size() / std::size_t(jobs), extra = cpus.size() % std::size_t(jobs);
+  std::size_t at = 0;
+  for (std::size_t j = 0; j < slots.size(); ++j) {
+    const std::size_t n = each + (j < extra ? 1 : 0);
+    slots[j].assign(cpus.begin() + std::ptrdiff_t(at), cpus.begin() + std::ptrdiff_t(at + n));
+    at += n;
+  }
+  return slots;
 }
 
-FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k) {
+FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std::vector<int>& slot) {
   FuzzTrial t;
   t.index = k;
   std::mt19937_64 rng(splitmix64(cfg.seed ^ splitmix64(k + 1)));
@@ -271,184 +285,308 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k) {
   }
   if (rng() % 4 == 0) a.push_back("--sched");
   a.insert(a.end(), {"--duration", format_duration(cfg.fuzz.trial_time)});
-  const int cpus = 1 + int(rng() % std::uint64_t(std::max(1, ncpus)));
-  a.insert(a.end(), {"--ncpus", std::to_string(cpus), "--placement",
+  const std::size_t drawn = 1 + rng() % std::uint64_t(std::max(1, ncpus));
+  std::string cpus;
+  for (std::size_t i = 0; i < std::min(drawn, slot.size()); ++i)
+    cpus += (i ? "," : "") + std::to_string(slot[i]);
+  if (cpus.empty()) cpus = "0";
+  a.insert(a.end(), {"--cpus", cpus, "--placement",
                      pick(rng, {std::string("compact"), std::string("scatter")})});
   a.insert(a.end(), {"--cs-read", std::to_string(loops(rng)), "--cs-write",
                      std::to_string(loops(rng)), "--delay", std::to_string(loops(rng))});
   a.insert(a.end(), {"--try-every", std::to_string(pick(rng, {2, 4, 16, 16, 64}))});
+  // The knobs this lock reads, each changed a third of the time: a choice
+  // knob to any of its words, a number knob log-uniform up to 8x its default.
+  const LockTuning defaults;
+  for (const Knob& k : kKnobs) {
+    if (!k.drawn || !reads_knob(k, t.lock) || rng() % 3 != 0) continue;
+    const int value = k.choices.empty()
+                          ? int(std::clamp<long long>(rng() % 4 == 0 ? k.min : log_uniform(rng, 8LL * (defaults.*k.field)),
+                                                      k.min, k.max))
+                          : k.choices[rng() % k.choices.size()].value;
+    a.insert(a.end(), {"--" + std::string(k.flag), knob_text(k, value)});
+  }
+  // Zero to four injectors, none twice.
   const std::vector<std::string>& menu = fuzz_inject_menu();
   std::set<std::size_t> chosen;
-  for (std::uint64_t n = rng() % 3; chosen.size() < n;) chosen.insert(rng() % menu.size());
+  for (std::uint64_t n = pick(rng, {0, 0, 1, 1, 2, 3, 4}); chosen.size() < n;) chosen.insert(rng() % menu.size());
   for (std::size_t i : chosen) a.insert(a.end(), {"--inject", menu[i]});
   a.insert(a.end(), {"--watchdog", kTrialWatchdog, "--seed", fmt::format("{:#x}", t.seed)});
   return t;
 }
 
+std::string fuzz_resume_args(const std::string& dir, std::vector<std::string>* args) {
+  CampaignLog log;
+  if (std::string err = read_campaign(dir, &log); !err.empty()) return err;
+  try {
+    *args = log.header.at("argv").get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception&) {
+    return dir + "/trials.jsonl: the header has no campaign argv";
+  }
+  return "";
+}
+
 int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) {
-  const int ncpus = int(cfg.chosen_cpus(topology).size());
   const RunConfig::Fuzz& f = cfg.fuzz;
+  if (!f.merge.empty()) return run_merge(cfg, out);
+
+  const std::vector<int> cpus = cfg.chosen_cpus(topology);
+  const int ncpus = int(cpus.size());
+  const int jobs = f.jobs > 0 ? std::min(f.jobs, ncpus) : std::max(1, ncpus / 4);
+  const std::vector<std::vector<int>> slots = fuzz_slots(cpus, jobs);
   std::string locks;
   for (const LockMeta* m : cfg.locks) locks += (locks.empty() ? "" : ",") + std::string(m->name);
-  std::string replay = "rwstress";
-  for (const std::string& p : cfg.plugins) replay += " --plugin " + shell_word(p);
-  replay += fmt::format(" fuzz --lock {} --seed {:#x} --trial-time {}",
-                        cfg.lock_given ? cfg.lock_spec : std::string("all"), cfg.seed,
-                        format_duration(f.trial_time));
-  replay += f.trials ? fmt::format(" --trials {}", f.trials)
-                     : fmt::format(" --time {}", format_duration(f.time));
+  std::vector<std::string> campaign_argv = f.argv;
+  if (std::find(campaign_argv.begin(), campaign_argv.end(), "--seed") == campaign_argv.end())
+    campaign_argv.insert(campaign_argv.end(), {"--seed", fmt::format("{:#x}", cfg.seed)});
+  std::vector<std::string> replay_argv = {"rwstress"};
+  replay_argv.insert(replay_argv.end(), campaign_argv.begin(), campaign_argv.end());
+  const std::string replay = shell_command(replay_argv);
 
+  // Trial k belongs to this shard when k mod N == i.
+  const auto next_index = [&](std::uint64_t k) {
+    const std::uint64_t n = std::uint64_t(f.shard_count), i = std::uint64_t(f.shard_index);
+    return k % n <= i ? k - k % n + i : k - k % n + n + i;
+  };
   if (f.dry_run > 0) {
-    for (int k = 0; k < f.dry_run; ++k) out.print(shell_command(fuzz_trial(cfg, ncpus, k).argv));
+    std::uint64_t k = next_index(0);
+    for (int n = 0; n < f.dry_run; ++n, k = next_index(k + 1))
+      out.print(shell_command(fuzz_trial(cfg, ncpus, k, slots[0]).argv));
     return 0;
   }
-
-  char exe_buf[4096];
-  const ssize_t exe_len = readlink("/proc/self/exe", exe_buf, sizeof exe_buf - 1);
-  if (exe_len <= 0) {
+  const std::string exe = rwstress_exe();
+  if (exe.empty()) {
     out.error("fuzz: cannot find this rwstress binary (/proc/self/exe)");
     return 2;
   }
-  const std::string exe(exe_buf, std::size_t(exe_len));
 
-  int log_fd = -1;
-  if (!f.out_dir.empty()) {
-    if (mkdir(f.out_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      out.error(fmt::format("fuzz --out {}: {}", f.out_dir, std::strerror(errno)));
+  // The campaign's records: what a resumed directory has, then this run's.
+  CampaignLog log;
+  nlohmann::json header = {{"rwstress_version", kVersion},
+                           {"campaign_seed", cfg.seed},
+                           {"replay", replay},
+                           {"argv", campaign_argv},
+                           {"host", topology.summary()},
+                           {"locks", locks},
+                           {"jobs", jobs},
+                           {"shard_index", f.shard_index},
+                           {"shard_count", f.shard_count},
+                           {"campaign", campaign_identity(cfg, ncpus, locks)}};
+  int log_fd = -1, checks_fd = -1;
+  const std::string& dir = f.out_dir;
+  if (!f.resume.empty()) {
+    if (std::string err = read_campaign(dir, &log); !err.empty()) {
+      out.error("fuzz --resume: " + err);
       return 2;
     }
-    const std::string log = f.out_dir + "/trials.jsonl";
-    log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    for (const std::string& d : log.dropped) out.print("fuzz --resume: " + d);
+    if (log.header.value("campaign", nlohmann::json()) != header["campaign"]) {
+      out.error(fmt::format("fuzz --resume {}: this machine draws another campaign ({} vs {})", dir,
+                            header["campaign"].dump(), log.header.value("campaign", nlohmann::json()).dump()));
+      return 2;
+    }
+    header = log.header;
+    std::string err;
+    log_fd = open_for_append(dir + "/trials.jsonl", log.trials_bytes, &err);
+    if (log_fd >= 0) checks_fd = open_for_append(dir + "/findings.jsonl", log.checks_bytes, &err);
+    if (checks_fd < 0) {
+      out.error("fuzz --resume: " + err);
+      return 2;
+    }
+  } else if (!dir.empty()) {
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      out.error(fmt::format("fuzz --out {}: {}", dir, std::strerror(errno)));
+      return 2;
+    }
+    const std::string path = dir + "/trials.jsonl";
+    log_fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (log_fd < 0) {
-      out.error(fmt::format("fuzz --out {}: {}: {}{}", f.out_dir, log, std::strerror(errno),
-                            errno == EEXIST ? " (a campaign is there already: use a new --out)"
+      out.error(fmt::format("fuzz --out {}: {}: {}{}", dir, path, std::strerror(errno),
+                            errno == EEXIST ? " (a campaign is there already: --resume it, or use a new --out)"
                                             : ""));
       return 2;
     }
-    const nlohmann::json head = {{"rwstress_version", kVersion},
-                                 {"campaign_seed", cfg.seed},
-                                 {"replay", replay},
-                                 {"host", topology.summary()},
-                                 {"locks", locks}};
-    if (std::string err = append_line(log_fd, head.dump()); !err.empty()) {
-      out.error(fmt::format("fuzz --out {}: {}", f.out_dir, err));
+    std::string err = append_line(log_fd, header.dump());
+    checks_fd = open((dir + "/findings.jsonl").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (checks_fd < 0) err = std::strerror(errno);
+    if (!err.empty()) {
+      out.error(fmt::format("fuzz --out {}: {}", dir, err));
       return 2;
     }
   }
+  const auto log_error = [&](const std::string& err) {
+    out.error(fmt::format("fuzz --out {}: {}", dir, err));
+    return 2;
+  };
 
-  out.print(fmt::format("rwstress {} fuzz: campaign seed {:#x}, {} lock(s), {} per trial, {}", kVersion,
-                        cfg.seed, cfg.locks.size(), format_duration(f.trial_time),
-                        f.trials ? fmt::format("{} trials", f.trials)
-                                 : fmt::format("for {}", format_duration(f.time))));
+  std::vector<TrialRecord>& records = log.trials;
+  std::set<std::uint64_t> completed;
+  double elapsed_before = 0;
+  for (const TrialRecord& r : records) {
+    if (r.verdict != "INTERRUPTED") completed.insert(r.trial);
+    elapsed_before = std::max(elapsed_before, r.at);
+  }
+  std::set<std::string> known;  // finding keys seen
+  for (const TrialRecord& r : records)
+    if (r.verdict != "PASS" && r.verdict != "INTERRUPTED") known.insert(finding_key(r));
+
+  out.print(fmt::format(
+      "rwstress {} fuzz: campaign seed {:#x}, {} lock(s), {} per trial, {}, {} job(s) on {} CPU(s){}{}",
+      kVersion, cfg.seed, cfg.locks.size(), format_duration(f.trial_time),
+      f.trials ? fmt::format("{} trials", f.trials) : fmt::format("for {}", format_duration(f.time)),
+      jobs, ncpus, f.shard_count > 1 ? fmt::format(", shard {}/{}", f.shard_index, f.shard_count) : "",
+      f.resume.empty() ? "" : fmt::format(", resumed after {} trial(s)", completed.size())));
+
   // The trial's own watchdog reports a hang; this limit is for a trial that
   // cannot even do that.
-  const auto limit = f.trial_time + 4 * std::chrono::seconds(2) + std::chrono::seconds(10);
-  const auto start = std::chrono::steady_clock::now();
-  std::map<std::string, std::map<std::string, std::uint64_t>> table;  // lock -> verdict -> trials
-  std::map<std::string, Finding> findings;                            // by lock, verdict, kinds
-  std::string worst = "PASS";
-  std::uint64_t done = 0;
-  for (std::uint64_t k = 0;; ++k) {
-    if (f.trials ? k >= f.trials : std::chrono::steady_clock::now() - start >= f.time) break;
-    if (interrupt_signal() != 0) break;
-    const FuzzTrial t = fuzz_trial(cfg, ncpus, k);
-    const std::string command = shell_command(t.argv);
-    const std::string& lock = t.lock;
-    TrialOutcome o = run_trial(exe, t.argv, limit);
-    ++done;
-    ++table[lock][o.verdict];
-    if (log_fd >= 0) {
-      const nlohmann::json line = {{"trial", k},           {"seed", t.seed},
-                                   {"argv", t.argv},       {"command", command},
-                                   {"verdict", o.verdict}, {"exit_code", o.exit_code},
-                                   {"signal", o.signal},   {"seconds", o.seconds},
-                                   {"violations", o.kinds}, {"first", o.first},
-                                   {"last_line", o.last_line}};
-      if (std::string err = append_line(log_fd, line.dump()); !err.empty()) {
-        out.error(fmt::format("fuzz --out {}: {}", f.out_dir, err));
-        return 2;
+  TrialLimits limits;
+  limits.wall = f.trial_time + 4 * std::chrono::seconds(2) + std::chrono::seconds(10);
+  limits.memory = f.trial_memory;
+  limits.cpu_seconds = f.trial_cpu;
+  TrialPool pool(exe, limits);
+  Progress progress;
+  const auto start = Clock::now();
+  const auto elapsed = [&] {
+    return elapsed_before + std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  const double budget = std::chrono::duration<double>(f.time).count();
+  std::map<std::string, std::uint64_t> failures;  // verdict -> trials, this run and before
+  for (const TrialRecord& r : records)
+    if (r.verdict != "PASS" && r.verdict != "INTERRUPTED") ++failures[r.verdict];
+  std::uint64_t this_run = 0;
+  const auto status = [&] {
+    const double t = elapsed(), here = std::chrono::duration<double>(Clock::now() - start).count();
+    const double rate = here > 0 ? double(this_run) * 60 / here : 0;
+    std::string text = fmt::format("{}{} · {} trials ({:.0f}/min)", duration_text(t),
+                                   f.trials ? "" : " of " + duration_text(budget),
+                                   completed.size(), rate);
+    for (const auto& [v, n] : failures) text += fmt::format(" · {} {}", v, n);
+    text += fmt::format(" · {} finding(s)", known.size());
+    const std::uint64_t n = std::uint64_t(f.shard_count), i = std::uint64_t(f.shard_index);
+    const double planned = f.trials > i ? double((f.trials - i + n - 1) / n) : 0;
+    const double left = !f.trials ? std::max(0.0, budget - t)
+                        : rate > 0 ? std::max(0.0, planned - double(completed.size())) * 60 / rate
+                                   : 0;
+    return text + " · ETA " + duration_text(left);
+  };
+
+  std::vector<bool> slot_busy(slots.size(), false);
+  std::map<int, std::size_t> slot_of;  // a running trial's record -> its slot
+  std::uint64_t k = next_index(0);
+  bool stop = false;
+  for (;;) {
+    // Start trials while there is a free slot and the campaign goes on.
+    while (!stop && interrupt_signal() == 0 && pool.running() < int(slots.size())) {
+      while (completed.count(k)) k = next_index(k + 1);
+      if (f.trials ? k >= f.trials : elapsed() >= budget) break;
+      const std::size_t slot = std::size_t(std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
+      FuzzTrial t = fuzz_trial(cfg, ncpus, k, slots[slot]);
+      slot_busy[slot] = true;
+      TrialRecord r;
+      r.trial = k;
+      r.seed = t.seed;
+      r.lock = t.lock;
+      r.argv = std::move(t.argv);
+      slot_of[int(records.size())] = slot;
+      pool.start(int(records.size()), r.argv);
+      records.push_back(std::move(r));
+      k = next_index(k + 1);
+    }
+    if (pool.running() == 0) break;
+    auto done = pool.wait(std::chrono::milliseconds(250));
+    progress.show(status());
+    if (!done) continue;
+    TrialRecord& r = records[std::size_t(done->first)];
+    slot_busy[slot_of[done->first]] = false;
+    slot_of.erase(done->first);
+    const TrialOutcome& o = done->second;
+    if (o.exec_failed || (o.verdict == "ERROR" && o.exit_code < 0)) {  // no trial ran: not a result
+      progress.clear();
+      out.error(fmt::format("fuzz: trial {} could not start: {}", r.trial, o.last_line));
+      return 2;
+    }
+    r.verdict = o.verdict;
+    r.exit_code = o.exit_code;
+    r.signal = o.signal;
+    r.seconds = o.seconds;
+    r.at = elapsed();
+    r.kinds = o.kinds;
+    r.first = o.first;
+    r.last_line = o.last_line;
+    r.digest = o.digest;
+    if (log_fd >= 0)
+      if (std::string err = append_line(log_fd, trial_to_json(r).dump()); !err.empty()) return log_error(err);
+    if (r.verdict == "INTERRUPTED") continue;  // recorded; resumed later
+    completed.insert(r.trial);
+    ++this_run;
+    if (r.verdict == "PASS") continue;
+    ++failures[r.verdict];
+    if (known.insert(finding_key(r)).second) {
+      progress.clear();
+      out.print(fmt::format("trial {}: new finding {}: {} {}{}{}", r.trial, finding_id(finding_key(r)),
+                            r.lock, r.verdict, r.signal.empty() ? "" : " (" + r.signal + ")",
+                            r.kinds.empty() ? "" : fmt::format(" [{}]", fmt::join(r.kinds, ","))));
+      if (!dir.empty()) {
+        Finding fd;
+        fd.id = finding_id(finding_key(r));
+        fd.lock = r.lock;
+        fd.verdict = r.verdict;
+        fd.kinds = r.kinds;
+        fd.first_trial = &r;
+        if (std::string err = write_repro(dir, exe, fd, cfg.seed); !err.empty()) return log_error(err);
       }
     }
-    if (o.verdict == "INTERRUPTED") break;  // recorded; the summary follows
-    if (o.verdict == "PASS") continue;
-    if (exit_code_of_verdict(o.verdict) > exit_code_of_verdict(worst)) worst = o.verdict;
-    std::string key = lock + " " + o.verdict;
-    for (const std::string& kind : o.kinds) key += " " + kind;
-    auto [it, fresh] = findings.try_emplace(key);
-    Finding& fd = it->second;
-    ++fd.trials;
-    if (fresh) {
-      fd.number = int(findings.size());
-      fd.lock = lock;
-      fd.verdict = o.verdict;
-      fd.kinds = o.kinds;
-      fd.first_trial = k;
-      fd.command = command;
-      fd.first = o.first;
-      if (fd.first.empty() && !o.last_line.empty()) fd.first.push_back(o.last_line);
-      out.print(fmt::format("trial {}: new finding {}: {} {}{}", k, fd.number, lock, o.verdict,
-                            o.signal.empty() ? "" : " (" + o.signal + ")"));
-      if (!f.out_dir.empty()) {
-        const std::string path = fmt::format("{}/repro-{}.sh", f.out_dir, fd.number);
-        const int fd_out = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-        if (fd_out >= 0) {
-          const std::string script = fmt::format(
-              "#!/bin/sh\n# rwstress fuzz finding {}: {} {} (trial {} of campaign {:#x})\n"
-              "exec {}\n",
-              fd.number, lock, o.verdict, k, cfg.seed,
-              shell_command([&] {
-                std::vector<std::string> argv = t.argv;
-                argv[0] = exe;
-                return argv;
-              }()));
-          (void)append_line(fd_out, script.substr(0, script.size() - 1));
-          close(fd_out);
-        }
-      }
+    if (f.stop_on_failure) stop = true;
+  }
+  progress.clear();
+  const double trial_phase = std::chrono::duration<double>(Clock::now() - start).count();
+
+  // Each finding not yet checked: rerun K times, then shrink.
+  CampaignSummary s = summarize(records, log.checks);
+  const bool interrupted = interrupt_signal() != 0;
+  if (!interrupted && f.reproduce > 0) {
+    ShrinkOptions opt;
+    opt.reruns = f.reproduce;
+    opt.budget = f.shrink_time;
+    for (const Finding& fd : s.findings) {
+      if (fd.check || interrupt_signal() != 0) continue;
+      out.print(fmt::format("finding {}: rerunning {} time(s){}", fd.id, f.reproduce,
+                            opt.budget > std::chrono::nanoseconds::zero()
+                                ? fmt::format(", then shrinking for up to {}", format_duration(opt.budget))
+                                : ""));
+      FindingCheck c = check_finding(exe, *fd.first_trial, limits, opt, out.print);
+      if (interrupt_signal() != 0) break;  // a half-done check is not kept
+      if (checks_fd >= 0)
+        if (std::string err = append_line(checks_fd, check_to_json(c).dump()); !err.empty())
+          return log_error(err);
+      log.checks[c.id] = c;
     }
-    if (f.stop_on_failure) break;
+    s = summarize(records, log.checks);
+    if (!dir.empty())
+      for (const Finding& fd : s.findings)
+        if (std::string err = write_repro(dir, exe, fd, cfg.seed); !err.empty()) return log_error(err);
   }
   if (log_fd >= 0) close(log_fd);
+  if (checks_fd >= 0) close(checks_fd);
 
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.print("");
-  out.print(fmt::format("{} trials in {:.1f}s ({:.1f} per minute); {} finding(s)", done, seconds,
-                        seconds > 0 ? double(done) * 60 / seconds : 0.0, findings.size()));
-  const char* verdicts[] = {"PASS", "FAIL", "HANG", "STARVED", "CRASH", "TIMEOUT", "ERROR"};
-  // (an INTERRUPTED trial is in the log, not in the table)
-  std::string header = fmt::format("{:<26}", "LOCK");
-  for (const char* v : verdicts) header += fmt::format(" {:>7}", v);
-  out.print(header);
-  for (const auto& [lock, counts] : table) {
-    std::string row = fmt::format("{:<26}", lock);
-    for (const char* v : verdicts) {
-      auto c = counts.find(v);
-      row += fmt::format(" {:>7}", c == counts.end() ? 0 : c->second);
-    }
-    out.print(row);
-  }
-  std::vector<const Finding*> ordered;
-  for (const auto& [key, fd] : findings) ordered.push_back(&fd);
-  std::sort(ordered.begin(), ordered.end(),
-            [](const Finding* a, const Finding* b) { return a->number < b->number; });
-  for (const Finding* fd : ordered) {
-    std::string kinds;
-    for (const std::string& k : fd->kinds) kinds += (kinds.empty() ? "" : ",") + k;
-    out.print("");
-    out.print(fmt::format("finding {}: {} {}{} in {} trial(s), first trial {}", fd->number, fd->lock,
-                          fd->verdict, kinds.empty() ? "" : " [" + kinds + "]", fd->trials,
-                          fd->first_trial));
-    for (const std::string& line : fd->first) out.print("  " + line);
-    out.print("  reproduce: " + fd->command);
-  }
+  for (const std::string& line : summary_lines(s)) out.print(line);
   out.print("");
+  out.print(fmt::format("this run: {} trials in {} ({:.1f} per minute), then {} checking findings",
+                        this_run, duration_text(trial_phase),
+                        trial_phase > 0 ? double(this_run) * 60 / trial_phase : 0.0,
+                        duration_text(std::chrono::duration<double>(Clock::now() - start).count() - trial_phase)));
   out.print("campaign: " + replay);
+  if (!dir.empty()) out.print(fmt::format("log: {}/trials.jsonl; resume: rwstress fuzz --resume {}", dir, shell_word(dir)));
+  if (std::string err = write_summary_files(cfg, s, header); !err.empty()) {
+    out.error("fuzz: " + err);
+    return 2;
+  }
   if (const int sig = interrupt_signal(); sig != 0) {
-    out.print(fmt::format("interrupted by {} after {} trials", interrupt_signal_name(sig), done));
+    out.print(fmt::format("interrupted by {} after {} trials", interrupt_signal_name(sig), completed.size()));
     return 128 + sig;
   }
-  return exit_code_of_verdict(worst);
+  return exit_code_of_verdict(s.worst);
 }
 
 }  // namespace rwstress

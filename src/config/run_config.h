@@ -72,6 +72,15 @@ struct RunConfig {
     std::string out_dir;           // --out DIR: trials.jsonl and repro-N.sh
     bool stop_on_failure = false;  // --stop-on-failure
     int dry_run = 0;               // --dry-run N: print the first N trials' command lines
+    int jobs = 0;                  // --jobs N: trials side by side; 0: one per 4 CPUs
+    int shard_index = 0, shard_count = 1;  // --shard i/N: trials k with k mod N == i
+    std::string resume;                    // --resume DIR
+    std::vector<std::string> merge;        // fuzz merge DIR...
+    int reproduce = 5;                     // --reproduce K: reruns per finding (0: none)
+    std::chrono::nanoseconds shrink_time = std::chrono::minutes(1);  // --shrink-time, per finding
+    std::uint64_t trial_memory = 0;        // --trial-memory: RLIMIT_AS bytes; 0: none
+    std::uint64_t trial_cpu = 0;           // --trial-cpu: RLIMIT_CPU seconds; 0: none
+    std::vector<std::string> argv;         // the campaign's own command line (for --resume)
   } fuzz;
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line

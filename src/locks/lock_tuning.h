@@ -3,7 +3,7 @@
 //
 // A knob is declared once, in kKnobs below: the CLI option, its help and
 // check, the replay line, the scenario key (and so compare's --ignore), the
-// JSON document and the fuzzer's draws are all made from that row. Adding
+// JSON document and the fuzzer's draws and shrinking are all made from that row. Adding
 // one is a field here and a row there.
 #pragma once
 
@@ -55,6 +55,9 @@ struct Knob {
   int max = 0;
   std::string_view locks;  // the registered locks that read it, space-separated
   std::string_view help;
+  // Whether fuzz trials draw it: not a knob whose other setting is a
+  // historical bug kept for reproducing it.
+  bool drawn = true;
 };
 
 inline constexpr KnobChoice kOnOff[] = {{"on", 1}, {"off", 0}};
@@ -75,7 +78,8 @@ inline constexpr Knob kKnobs[] = {
     {"xadd-retry", "xadd-retry", "xadd_original_retry", &LockTuning::xadd_original_retry,
      kXaddRetry, 0, 0, "xadd",
      "xadd's wake claim: active (retry when the active part is 0) or original "
-     "(2.4.4: only when the whole count is 0, which can strand the queue)"},
+     "(2.4.4: only when the whole count is 0, which can strand the queue)",
+     false},
 };
 
 // How a knob's value is written on the replay line and in the scenario key:

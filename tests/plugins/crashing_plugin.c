@@ -3,7 +3,9 @@
  * in the same session must be kept (console and --json).
  *
  *   crash-segv   a spinning mutex whose 2000th lock() writes through NULL
- *   crash-abort  the same, calling abort() instead */
+ *   crash-abort  the same, calling abort() instead
+ *   deadlock-2000  the same lock, whose 2000th unlock() does nothing: every
+ *                  thread then waits forever (a HANG, for test_fuzz) */
 #include <sched.h>
 #include <stdlib.h>
 
@@ -43,6 +45,18 @@ static void crash_unlock(void *l) {
     __atomic_store_n(&((struct crashing *)l)->locked, 0, __ATOMIC_RELEASE);
 }
 
+static void deadlock_lock(void *l) {
+    struct crashing *c = l;
+    take(c);
+    ++c->calls;
+}
+
+static void deadlock_unlock(void *l) {
+    struct crashing *c = l;
+    if (c->calls != 2000)
+        crash_unlock(l);
+}
+
 static const struct rwstress_lock_ops segv = {
     .abi = RWSTRESS_PLUGIN_ABI, .name = "crash-segv", .family = RWSTRESS_FAMILY_MUTEX,
     .size = sizeof(struct crashing), .init = crash_init, .lock = segv_lock, .unlock = crash_unlock,
@@ -52,7 +66,13 @@ static const struct rwstress_lock_ops aborts = {
     .size = sizeof(struct crashing), .init = crash_init, .lock = abort_lock, .unlock = crash_unlock,
 };
 
+static const struct rwstress_lock_ops deadlocks = {
+    .abi = RWSTRESS_PLUGIN_ABI, .name = "deadlock-2000", .family = RWSTRESS_FAMILY_MUTEX,
+    .size = sizeof(struct crashing), .init = crash_init, .lock = deadlock_lock,
+    .unlock = deadlock_unlock,
+};
+
 const struct rwstress_lock_ops *const *rwstress_plugin_v1(void) {
-    static const struct rwstress_lock_ops *const list[] = {&segv, &aborts, NULL};
+    static const struct rwstress_lock_ops *const list[] = {&segv, &aborts, &deadlocks, NULL};
     return list;
 }

@@ -1,0 +1,375 @@
+#include "commands/fuzz_log.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "commands/fuzz_child.h"
+#include "config/run_config.h"
+#include "report/report.h"
+
+namespace rwstress {
+
+nlohmann::json trial_to_json(const TrialRecord& r) {
+  return {{"trial", r.trial},         {"seed", r.seed},
+          {"lock", r.lock},           {"argv", r.argv},
+          {"command", shell_command(r.argv)},
+          {"verdict", r.verdict},     {"exit_code", r.exit_code},
+          {"signal", r.signal},       {"seconds", r.seconds},
+          {"at", r.at},               {"violations", r.kinds},
+          {"first", r.first},         {"last_line", r.last_line},
+          {"schedule_digest", r.digest}};
+}
+
+TrialRecord trial_from_json(const nlohmann::json& j) {
+  TrialRecord r;
+  r.trial = j.at("trial").get<std::uint64_t>();
+  r.seed = j.at("seed").get<std::uint64_t>();
+  r.lock = j.at("lock").get<std::string>();
+  r.argv = j.at("argv").get<std::vector<std::string>>();
+  r.verdict = j.at("verdict").get<std::string>();
+  r.exit_code = j.at("exit_code").get<int>();
+  r.signal = j.at("signal").get<std::string>();
+  r.seconds = j.at("seconds").get<double>();
+  r.at = j.at("at").get<double>();
+  r.kinds = j.at("violations").get<std::vector<std::string>>();
+  r.first = j.at("first").get<std::vector<std::string>>();
+  r.last_line = j.at("last_line").get<std::string>();
+  r.digest = j.at("schedule_digest").get<std::string>();
+  if (r.argv.empty()) throw std::invalid_argument("empty argv");
+  return r;
+}
+
+nlohmann::json check_to_json(const FindingCheck& c) {
+  return {{"finding", c.id},
+          {"runs", c.runs},
+          {"reproduced", c.reproduced},
+          {"shrunk", c.shrunk},
+          {"shrunk_command", c.shrunk.empty() ? "" : shell_command(c.shrunk)},
+          {"shrunk_runs", c.shrunk_runs},
+          {"shrunk_reproduced", c.shrunk_reproduced},
+          {"shrink_steps", c.shrink_steps},
+          {"shrink_tries", c.shrink_tries},
+          {"shrink_seconds", c.shrink_seconds},
+          {"shrink_finished", c.shrink_finished}};
+}
+
+FindingCheck check_from_json(const nlohmann::json& j) {
+  FindingCheck c;
+  c.id = j.at("finding").get<std::string>();
+  c.runs = j.at("runs").get<int>();
+  c.reproduced = j.at("reproduced").get<int>();
+  c.shrunk = j.at("shrunk").get<std::vector<std::string>>();
+  c.shrunk_runs = j.at("shrunk_runs").get<int>();
+  c.shrunk_reproduced = j.at("shrunk_reproduced").get<int>();
+  c.shrink_steps = j.at("shrink_steps").get<int>();
+  c.shrink_tries = j.at("shrink_tries").get<int>();
+  c.shrink_seconds = j.at("shrink_seconds").get<double>();
+  c.shrink_finished = j.at("shrink_finished").get<bool>();
+  return c;
+}
+
+namespace {
+
+// The complete lines of a JSONL file, each handed to `take`; a last line
+// without its newline, or one that does not parse as the last line, is torn:
+// dropped and said. A bad line before the last is corruption: an error.
+std::string read_lines(const std::string& path, std::uint64_t* complete_bytes,
+                       std::vector<std::string>* dropped,
+                       const std::function<void(const nlohmann::json&)>& take) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fmt::format("{}: {}", path, std::strerror(errno));
+  std::stringstream whole;
+  whole << in.rdbuf();
+  const std::string text = whole.str();
+  std::size_t at = 0;
+  int number = 0;
+  *complete_bytes = 0;
+  while (at < text.size()) {
+    ++number;
+    const std::size_t end = text.find('\n', at);
+    const bool last = end == std::string::npos || end + 1 == text.size();
+    const std::string line = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    std::string problem;
+    try {
+      if (end == std::string::npos) throw std::invalid_argument("no newline");
+      take(nlohmann::json::parse(line));
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+    if (!problem.empty()) {
+      if (!last)
+        return fmt::format("{}: line {} is not a campaign record ({}): the file is corrupt", path,
+                           number, problem.substr(0, 120));
+      dropped->push_back(fmt::format("{}: dropped a torn last line ({} bytes)", path, line.size()));
+      return "";
+    }
+    *complete_bytes = end + 1;
+    at = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string read_campaign(const std::string& dir, CampaignLog* log) {
+  log->dir = dir;
+  bool first = true;
+  std::map<std::uint64_t, std::size_t> seen;  // trial -> its record
+  std::string err = read_lines(
+      dir + "/trials.jsonl", &log->trials_bytes, &log->dropped, [&](const nlohmann::json& j) {
+        if (first) {
+          if (!j.contains("campaign_seed") || !j.contains("argv"))
+            throw std::invalid_argument("no campaign header");
+          log->header = j;
+          first = false;
+          return;
+        }
+        TrialRecord r = trial_from_json(j);
+        // An interrupted trial never completed: a resumed campaign runs it
+        // again, and the later line replaces it.
+        if (auto [it, fresh] = seen.try_emplace(r.trial, log->trials.size()); !fresh) {
+          TrialRecord& before = log->trials[it->second];
+          if (before.verdict != "INTERRUPTED")
+            throw std::invalid_argument(fmt::format("trial {} twice", r.trial));
+          before = std::move(r);
+          return;
+        }
+        log->trials.push_back(std::move(r));
+      });
+  if (!err.empty()) return err;
+  if (first) return fmt::format("{}/trials.jsonl: no campaign header: not a fuzz campaign", dir);
+  if (access((dir + "/findings.jsonl").c_str(), F_OK) == 0) {
+    err = read_lines(dir + "/findings.jsonl", &log->checks_bytes, &log->dropped,
+                     [&](const nlohmann::json& j) {
+                       FindingCheck c = check_from_json(j);
+                       log->checks[c.id] = std::move(c);
+                     });
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+std::string finding_key(const TrialRecord& r) {
+  std::string key = r.lock + " " + r.verdict;
+  if (!r.signal.empty() && r.verdict == "CRASH") key += " " + r.signal;
+  for (const std::string& kind : r.kinds) key += " " + kind;
+  return key;
+}
+
+std::string finding_id(const std::string& key) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a
+  for (unsigned char c : key) h = (h ^ c) * 0x100000001b3ULL;
+  return fmt::format("{:08x}", std::uint32_t(h ^ (h >> 32)));
+}
+
+bool same_failure(const std::string& verdict, const std::vector<std::string>& kinds,
+                  const std::string& other_verdict, const std::vector<std::string>& other_kinds) {
+  if (verdict != other_verdict) return false;
+  if (kinds.empty() && other_kinds.empty()) return true;
+  for (const std::string& k : kinds)
+    if (std::find(other_kinds.begin(), other_kinds.end(), k) != other_kinds.end()) return true;
+  return false;
+}
+
+CampaignSummary summarize(const std::vector<TrialRecord>& trials,
+                          const std::map<std::string, FindingCheck>& checks) {
+  CampaignSummary s;
+  std::vector<const TrialRecord*> ordered;
+  for (const TrialRecord& r : trials) ordered.push_back(&r);
+  std::sort(ordered.begin(), ordered.end(),
+            [](const TrialRecord* a, const TrialRecord* b) { return a->trial < b->trial; });
+  std::map<std::string, std::size_t> by_key;
+  for (const TrialRecord* r : ordered) {
+    s.seconds = std::max(s.seconds, r->at);
+    if (r->verdict == "INTERRUPTED") {
+      ++s.interrupted;
+      continue;
+    }
+    ++s.trials;
+    ++s.table[r->lock][r->verdict];
+    if (r->verdict == "PASS") continue;
+    if (exit_code_of_verdict(r->verdict) > exit_code_of_verdict(s.worst)) s.worst = r->verdict;
+    const std::string key = finding_key(*r);
+    auto [it, fresh] = by_key.try_emplace(key, s.findings.size());
+    if (fresh) {
+      Finding f;
+      f.id = finding_id(key);
+      f.lock = r->lock;
+      f.verdict = r->verdict;
+      f.signal = r->signal;
+      f.kinds = r->kinds;
+      f.first = r->first;
+      if (f.first.empty() && !r->last_line.empty()) f.first.push_back(r->last_line);
+      f.first_trial = r;
+      if (auto c = checks.find(f.id); c != checks.end()) f.check = c->second;
+      s.findings.push_back(std::move(f));
+    }
+    ++s.findings[it->second].trials;
+  }
+  return s;
+}
+
+namespace {
+
+const char* const kTableVerdicts[] = {"PASS", "FAIL", "HANG", "STARVED", "CRASH", "TIMEOUT", "ERROR"};
+
+std::string joined(const std::vector<std::string>& words, const char* sep) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : sep) + w;
+  return out;
+}
+
+std::string rate_text(int reproduced, int runs) {
+  if (runs == 0) return "not rerun";
+  return fmt::format("{} of {} reruns{}", reproduced, runs,
+                     reproduced == 0    ? " (did not fail again: a rare timing bug, or the run's luck)"
+                     : reproduced < runs ? " (fails only sometimes: a timing bug)"
+                                         : "");
+}
+
+}  // namespace
+
+std::vector<std::string> summary_lines(const CampaignSummary& s) {
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("{} trials in {:.1f}s ({:.1f} per minute); {} finding(s){}", s.trials,
+                              s.seconds, s.per_minute(), s.findings.size(),
+                              s.interrupted ? fmt::format("; {} interrupted", s.interrupted) : ""));
+  std::string header = fmt::format("{:<26}", "LOCK");
+  for (const char* v : kTableVerdicts) header += fmt::format(" {:>7}", v);
+  lines.push_back(header);
+  for (const auto& [lock, counts] : s.table) {
+    std::string row = fmt::format("{:<26}", lock);
+    for (const char* v : kTableVerdicts) {
+      auto c = counts.find(v);
+      row += fmt::format(" {:>7}", c == counts.end() ? 0 : c->second);
+    }
+    lines.push_back(row);
+  }
+  int number = 0;
+  for (const Finding& f : s.findings) {
+    lines.push_back("");
+    lines.push_back(fmt::format(
+        "finding {} ({}): {} {}{}{} in {} trial(s), first trial {}", ++number, f.id, f.lock,
+        f.verdict, f.signal.empty() ? "" : " (" + f.signal + ")",
+        f.kinds.empty() ? "" : " [" + joined(f.kinds, ",") + "]", f.trials, f.first_trial->trial));
+    for (const std::string& line : f.first) lines.push_back("  " + line);
+    lines.push_back("  reproduce: " + shell_command(f.first_trial->argv));
+    if (!f.check) {
+      lines.push_back("  not yet rerun or shrunk");
+      continue;
+    }
+    const FindingCheck& c = *f.check;
+    lines.push_back("  reproduced: " + rate_text(c.reproduced, c.runs));
+    if (c.shrunk.empty()) continue;
+    lines.push_back(fmt::format("  shrunk ({} step(s), {} tries, {:.0f}s{}): {}", c.shrink_steps,
+                                c.shrink_tries, c.shrink_seconds,
+                                c.shrink_finished ? "" : ", budget spent", shell_command(c.shrunk)));
+    lines.push_back("  shrunk reproduced: " + rate_text(c.shrunk_reproduced, c.shrunk_runs));
+  }
+  return lines;
+}
+
+nlohmann::json summary_json(const CampaignSummary& s, const nlohmann::json& header) {
+  nlohmann::json table = nlohmann::json::object();
+  for (const auto& [lock, counts] : s.table) table[lock] = counts;
+  nlohmann::json findings = nlohmann::json::array();
+  for (const Finding& f : s.findings) {
+    nlohmann::json j = {{"id", f.id},
+                        {"lock", f.lock},
+                        {"verdict", f.verdict},
+                        {"signal", f.signal},
+                        {"violations", f.kinds},
+                        {"first", f.first},
+                        {"trials", f.trials},
+                        {"first_trial", f.first_trial->trial},
+                        {"command", shell_command(f.first_trial->argv)},
+                        {"check", nullptr}};
+    if (f.check) j["check"] = check_to_json(*f.check);
+    findings.push_back(std::move(j));
+  }
+  return {{"rwstress_fuzz_summary", 1},
+          {"campaign", header},
+          {"trials", s.trials},
+          {"interrupted", s.interrupted},
+          {"seconds", s.seconds},
+          {"trials_per_minute", s.per_minute()},
+          {"worst", s.worst},
+          {"table", table},
+          {"findings", findings}};
+}
+
+std::string summary_junit(const CampaignSummary& s, const std::string& campaign) {
+  std::set<std::string> failing;
+  for (const Finding& f : s.findings) failing.insert(f.lock);
+  int cases = 0;
+  std::string body;
+  for (const auto& [lock, counts] : s.table) {
+    if (failing.count(lock)) continue;
+    std::uint64_t n = 0;
+    for (const auto& [v, c] : counts) n += c;
+    ++cases;
+    body += fmt::format("    <testcase classname=\"rwstress.fuzz\" name=\"{}: no finding in {} trial(s)\"/>\n",
+                        xml_escape(lock), n);
+  }
+  for (const Finding& f : s.findings) {
+    ++cases;
+    std::string text = joined(f.first, "\n") + "\nreproduce: " + shell_command(f.first_trial->argv);
+    if (f.check) {
+      text += "\nreproduced: " + rate_text(f.check->reproduced, f.check->runs);
+      if (!f.check->shrunk.empty()) text += "\nshrunk: " + shell_command(f.check->shrunk);
+    }
+    body += fmt::format(
+        "    <testcase classname=\"rwstress.fuzz\" name=\"{}: {} {}\">\n"
+        "      <failure message=\"{} {}{}\">{}</failure>\n    </testcase>\n",
+        xml_escape(f.lock), xml_escape(f.verdict), f.id, xml_escape(f.verdict),
+        xml_escape(f.lock), xml_escape(f.kinds.empty() ? "" : " [" + joined(f.kinds, ",") + "]"),
+        xml_escape(text));
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n"
+      "</testsuites>\n",
+      xml_escape(campaign), cases, s.findings.size(), s.seconds, body);
+}
+
+std::string append_line(int fd, const std::string& line) {
+  const std::string text = line + "\n";
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::strerror(errno);
+    done += std::size_t(n);
+  }
+  if (fsync(fd) != 0) return std::strerror(errno);
+  return "";
+}
+
+std::string write_file_atomically(const std::string& path, const std::string& text, int mode) {
+  const std::string temp = path + ".tmp";
+  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return fmt::format("{}: {}", temp, std::strerror(errno));
+  std::string err = append_line(fd, text.back() == '\n' ? text.substr(0, text.size() - 1) : text);
+  close(fd);
+  if (err.empty() && rename(temp.c_str(), path.c_str()) != 0) err = std::strerror(errno);
+  return err.empty() ? "" : fmt::format("{}: {}", path, err);
+}
+
+std::string shell_command(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const std::string& a : argv) line += (line.empty() ? "" : " ") + shell_word(a);
+  return line;
+}
+
+}  // namespace rwstress

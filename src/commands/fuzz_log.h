@@ -1,0 +1,121 @@
+// A fuzz campaign's directory (fuzz --out DIR) and what is made from it:
+//   trials.jsonl    a header line, then one line per trial as it ends
+//   findings.jsonl  one line per finding once it is reproduced and shrunk
+//   repro-ID.sh     each finding's reproducer
+// Each line is written whole and fsynced, so a campaign killed at any
+// moment leaves files whose every complete line parses; a torn last line is
+// dropped on reading (and said). The summary — lock x verdict table and
+// findings — is made from the records alone, so a live campaign, a resumed
+// one and a merge of shards print it the same way.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rwstress {
+
+// One trial's line in trials.jsonl.
+struct TrialRecord {
+  std::uint64_t trial = 0;  // its index k in the campaign
+  std::uint64_t seed = 0;   // the trial's own --seed
+  std::string lock;
+  std::vector<std::string> argv;  // what ran (argv[0] "rwstress")
+  std::string verdict;            // PASS FAIL HANG STARVED CRASH TIMEOUT ERROR INTERRUPTED
+  int exit_code = -1;
+  std::string signal;
+  double seconds = 0;  // the trial's wall time
+  double at = 0;       // the campaign's elapsed seconds when it ended
+  std::vector<std::string> kinds;  // violation kinds
+  std::vector<std::string> first;  // their first lines
+  std::string last_line;
+  std::string digest;  // the injection schedule digest
+};
+
+nlohmann::json trial_to_json(const TrialRecord& r);
+TrialRecord trial_from_json(const nlohmann::json& j);  // throws nlohmann::json::exception
+
+// What reproducing and shrinking a finding came to (a line of findings.jsonl).
+struct FindingCheck {
+  std::string id;
+  int runs = 0, reproduced = 0;  // the first failing trial's command, run again
+  std::vector<std::string> shrunk;  // the shrunk reproducer's argv; empty: not shrunk
+  int shrunk_runs = 0, shrunk_reproduced = 0;
+  int shrink_steps = 0, shrink_tries = 0;
+  double shrink_seconds = 0;
+  bool shrink_finished = false;  // false: the shrink budget ran out first
+};
+
+nlohmann::json check_to_json(const FindingCheck& c);
+FindingCheck check_from_json(const nlohmann::json& j);
+
+// A campaign directory as read back.
+struct CampaignLog {
+  std::string dir;
+  nlohmann::json header;
+  std::vector<TrialRecord> trials;
+  std::map<std::string, FindingCheck> checks;  // by finding id
+  std::uint64_t trials_bytes = 0;  // trials.jsonl's complete lines; what follows is torn
+  std::uint64_t checks_bytes = 0;  // findings.jsonl's
+  std::vector<std::string> dropped;  // what was torn and dropped, said once each
+};
+
+// Reads DIR; returns "" or the one-line reason it cannot.
+std::string read_campaign(const std::string& dir, CampaignLog* log);
+
+// A finding's key and its short, stable id (the same in every shard, every
+// resume and every merge): lock, verdict and violation kinds.
+std::string finding_key(const TrialRecord& r);
+std::string finding_id(const std::string& key);
+
+// Whether a rerun failed the way a finding did: same verdict, and a
+// violation kind in common (or neither has any).
+bool same_failure(const std::string& verdict, const std::vector<std::string>& kinds,
+                  const std::string& other_verdict, const std::vector<std::string>& other_kinds);
+
+struct Finding {
+  std::string id, lock, verdict, signal;
+  std::vector<std::string> kinds, first;
+  std::uint64_t trials = 0;
+  const TrialRecord* first_trial = nullptr;  // the lowest-numbered failing trial
+  std::optional<FindingCheck> check;
+};
+
+struct CampaignSummary {
+  std::uint64_t trials = 0;  // INTERRUPTED ones not counted
+  std::uint64_t interrupted = 0;
+  double seconds = 0;  // the campaign's elapsed time (the latest trial's end)
+  std::map<std::string, std::map<std::string, std::uint64_t>> table;  // lock -> verdict -> trials
+  std::vector<Finding> findings;  // by first trial
+  std::string worst = "PASS";
+  double per_minute() const { return seconds > 0 ? double(trials) * 60 / seconds : 0; }
+};
+
+// `trials` must outlive the summary (findings point into it).
+CampaignSummary summarize(const std::vector<TrialRecord>& trials,
+                          const std::map<std::string, FindingCheck>& checks);
+
+// The summary as text lines: the table, each finding with its rate and its
+// shrunk reproducer, and the trial rate.
+std::vector<std::string> summary_lines(const CampaignSummary& s);
+
+// --json: the summary as one document; --junit: one test case per lock
+// without a finding and one failing test case per finding.
+nlohmann::json summary_json(const CampaignSummary& s, const nlohmann::json& header);
+std::string summary_junit(const CampaignSummary& s, const std::string& campaign);
+
+// Durable append of one line (written whole, then fsync); "" or the error.
+std::string append_line(int fd, const std::string& line);
+
+// Writes `text` to `path` through a temporary file and a rename, so the
+// file is either the old one or the new one; "" or the error.
+std::string write_file_atomically(const std::string& path, const std::string& text, int mode);
+
+// argv as one shell command line, each word quoted where the shell needs it.
+std::string shell_command(const std::vector<std::string>& argv);
+
+}  // namespace rwstress
