@@ -247,12 +247,12 @@ BOOST_AUTO_TEST_CASE(correct_locks_give_no_finding) {
 // the trials', the campaign goes on to the next trial.
 BOOST_AUTO_TEST_CASE(crashing_and_deadlocking_locks_are_crash_and_hang_trials_and_the_campaign_goes_on) {
   ProcessResult r = run_rwstress("--plugin " + plugin("crashing_plugin") +
-                                 " fuzz --trials 4 --seed 4 --lock crash-segv,deadlock-2000"
+                                 " fuzz --trials 4 --seed 4 --lock crash-segv,deadlock-200"
                                  " --trial-time 300ms --reproduce 1 --shrink-time 0");
   BOOST_TEST(r.exit_code == 4, r.out + r.err);
   BOOST_TEST(r.out.find("4 trials in") != std::string::npos, r.out);
   BOOST_TEST(r.out.find("crash-segv CRASH (SIGSEGV)") != std::string::npos, r.out);
-  BOOST_TEST(r.out.find("deadlock-2000 HANG") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("deadlock-200 HANG") != std::string::npos, r.out);
   BOOST_TEST(r.out.find("reproduce: rwstress --plugin " + plugin("crashing_plugin")) !=
                  std::string::npos,
              r.out);
@@ -265,17 +265,17 @@ BOOST_AUTO_TEST_CASE(crashing_and_deadlocking_locks_are_crash_and_hang_trials_an
 BOOST_AUTO_TEST_CASE(a_campaign_killed_with_sigkill_resumes_without_losing_or_repeating_a_trial) {
   ScratchDir dir;
   const std::string bin = std::getenv("RWSTRESS_BIN");
-  const std::string cmd = bin + " fuzz --trials 12 --seed 6 --lock ticket,tas --trial-time 150ms"
+  const std::string cmd = bin + " fuzz --trials 40 --seed 6 --lock ticket,tas --trial-time 150ms"
                           " --reproduce 0 --out " + dir.path.string() + " >/dev/null 2>&1 & pid=$!;"
                           " sleep 2.5; kill -9 $pid; wait $pid; true";
   BOOST_REQUIRE(std::system(cmd.c_str()) == 0);
   std::vector<std::string> before = lines_of(dir.path / "trials.jsonl");
   BOOST_REQUIRE(before.size() >= 2u);
-  BOOST_REQUIRE(before.size() < 13u);  // killed before the end
+  BOOST_REQUIRE(before.size() < 41u);  // killed before the end
   for (const std::string& line : before) BOOST_TEST(nlohmann::json::accept(line), line);
   {
     std::ofstream torn(dir.path / "trials.jsonl", std::ios::app);
-    torn << R"({"trial": 11, "seed": 1, "verd)";
+    torn << R"({"trial": 39, "seed": 1, "verd)";
   }
   ProcessResult r = run_rwstress("fuzz --resume " + dir.path.string());
   BOOST_TEST(r.exit_code == 0, r.out + r.err);
@@ -284,15 +284,15 @@ BOOST_AUTO_TEST_CASE(a_campaign_killed_with_sigkill_resumes_without_losing_or_re
                  std::string::npos,
              r.out);
   const std::vector<std::string> after = lines_of(dir.path / "trials.jsonl");
-  BOOST_REQUIRE(after.size() == 13u);
+  BOOST_REQUIRE(after.size() == 41u);
   for (std::size_t i = 0; i < before.size(); ++i) BOOST_TEST(after[i] == before[i]);
   const auto trials = trials_of(dir.path.string());
-  BOOST_TEST(trials.size() == 12u);
-  BOOST_TEST(trials.rbegin()->first == 11u);
+  BOOST_TEST(trials.size() == 40u);
+  BOOST_TEST(trials.rbegin()->first == 39u);
   // A finished campaign resumed runs nothing.
   ProcessResult done = run_rwstress("fuzz --resume " + dir.path.string());
   BOOST_TEST(done.exit_code == 0, done.out + done.err);
-  BOOST_TEST(lines_of(dir.path / "trials.jsonl").size() == 13u);
+  BOOST_TEST(lines_of(dir.path / "trials.jsonl").size() == 41u);
   // A corrupt line before the last is not a torn write: one line, exit 2.
   {
     std::vector<std::string> lines = after;
@@ -308,11 +308,11 @@ BOOST_AUTO_TEST_CASE(a_campaign_killed_with_sigkill_resumes_without_losing_or_re
 // Three shards of one seed run disjoint trials whose union is the
 // unsharded campaign, trial for trial; their merge has the same table and
 // the same findings. (The locks give the same verdict every time: a correct
-// lock, and one that crashes on its 2000th acquisition.)
+// lock, and one that crashes on its 200th acquisition.)
 BOOST_AUTO_TEST_CASE(shards_are_disjoint_and_their_merge_equals_the_unsharded_campaign) {
   ScratchDir dir;
   const std::string common = "--plugin " + plugin("crashing_plugin") +
-                             " fuzz --trials 9 --seed 7 --lock ticket,crash-segv --trial-time 100ms"
+                             " fuzz --trials 9 --seed 7 --lock ticket,crash-segv --trial-time 300ms"
                              " --reproduce 0";
   ProcessResult whole = run_rwstress(common + " --out " + (dir / "whole") + " --json " + (dir / "whole.json"));
   BOOST_TEST(whole.exit_code == 4, whole.out + whole.err);

@@ -160,10 +160,23 @@ std::string read_campaign(const std::string& dir, CampaignLog* log) {
   return "";
 }
 
+std::string main_kind(const std::vector<std::string>& kinds) {
+  // The most specific first; exclusion next; last the kinds that are only
+  // the consequences of a broken exclusion. A racy lock's trials show
+  // writer-exclusion with or without torn-record, and are one bug.
+  static const char* const kOrder[] = {
+      "lock-warning",     "trylock-truth",    "downgrade",    "lost-wakeup",
+      "semaphore-bound",  "semaphore-count",  "writer-exclusion", "reader-exclusion",
+      "torn-record",      "final-state"};
+  for (const char* k : kOrder)
+    if (std::find(kinds.begin(), kinds.end(), k) != kinds.end()) return k;
+  return kinds.empty() ? "" : kinds.front();
+}
+
 std::string finding_key(const TrialRecord& r) {
   std::string key = r.lock + " " + r.verdict;
   if (!r.signal.empty() && r.verdict == "CRASH") key += " " + r.signal;
-  for (const std::string& kind : r.kinds) key += " " + kind;
+  if (const std::string kind = main_kind(r.kinds); !kind.empty()) key += " " + kind;
   return key;
 }
 

@@ -68,7 +68,9 @@ struct CampaignLog {
 std::string read_campaign(const std::string& dir, CampaignLog* log);
 
 // A finding's key and its short, stable id (the same in every shard, every
-// resume and every merge): lock, verdict and violation kinds.
+// resume and every merge): lock, verdict (with a crash's signal) and the
+// main violation kind (main_kind).
+std::string main_kind(const std::vector<std::string>& kinds);
 std::string finding_key(const TrialRecord& r);
 std::string finding_id(const std::string& key);
 

@@ -48,7 +48,10 @@ constexpr LockEntry with_known_issue(LockEntry e, std::string_view issue) {
 
 // One line per implementation. docs/locks.md describes each.
 constexpr LockEntry kLocks[] = {
-    rwlock<RwsemAa<>>("aa-rwsem", Fairness::kReaderPref,
+    // Unfair, not reader-preference: a woken reader is not handed the lock,
+    // so a writer that keeps its CPU re-takes it before any woken reader
+    // runs (docs/locks.md: 3 readers asleep through a 500 ms run on 1 CPU).
+    rwlock<RwsemAa<>>("aa-rwsem", Fairness::kUnfair,
                       "Linux 2.4.4-pre3 + Andrea Arcangeli's rwsem-generic (April 2001, as "
                       "benchmarked): recursive down_read, two wait queues, wake and re-check"),
     rwlock<RwsemAaFair<>>("aa-rwsem-fair", Fairness::kTaskFair,

@@ -2,9 +2,9 @@
  * CRASH run naming the lock and the signal, and the runs of the other locks
  * in the same session must be kept (console and --json).
  *
- *   crash-segv   a spinning mutex whose 2000th lock() writes through NULL
+ *   crash-segv   a spinning mutex whose 200th lock() writes through NULL
  *   crash-abort  the same, calling abort() instead
- *   deadlock-2000  the same lock, whose 2000th unlock() does nothing: every
+ *   deadlock-200  the same lock, whose 200th unlock() does nothing: every
  *                  thread then waits forever (a HANG, for test_fuzz) */
 #include <sched.h>
 #include <stdlib.h>
@@ -30,14 +30,14 @@ static void take(struct crashing *c) {
 static void segv_lock(void *l) {
     struct crashing *c = l;
     take(c);
-    if (++c->calls == 2000)
+    if (++c->calls == 200)
         *(volatile int *)0 = 1;
 }
 
 static void abort_lock(void *l) {
     struct crashing *c = l;
     take(c);
-    if (++c->calls == 2000)
+    if (++c->calls == 200)
         abort();
 }
 
@@ -53,7 +53,7 @@ static void deadlock_lock(void *l) {
 
 static void deadlock_unlock(void *l) {
     struct crashing *c = l;
-    if (c->calls != 2000)
+    if (c->calls != 200)
         crash_unlock(l);
 }
 
@@ -67,7 +67,7 @@ static const struct rwstress_lock_ops aborts = {
 };
 
 static const struct rwstress_lock_ops deadlocks = {
-    .abi = RWSTRESS_PLUGIN_ABI, .name = "deadlock-2000", .family = RWSTRESS_FAMILY_MUTEX,
+    .abi = RWSTRESS_PLUGIN_ABI, .name = "deadlock-200", .family = RWSTRESS_FAMILY_MUTEX,
     .size = sizeof(struct crashing), .init = crash_init, .lock = deadlock_lock,
     .unlock = deadlock_unlock,
 };

@@ -22,8 +22,10 @@
 // wake_up() does for one exclusive and all non-exclusive waiters: the last
 // reader out wakes one sleeping writer; a writer's release wakes every
 // sleeping reader and one sleeping writer, and they race for the spinlock.
-// Fairness: reader-preference (writers may starve; the benchmark's rws-rw
-// without SCHED gave 3,330,281 reads to 1,009 writes).
+// Fairness: unfair. Writers may starve (the benchmark's rws-rw without
+// SCHED gave 3,330,281 reads to 1,009 writes), and so may readers: a woken
+// reader is not handed the lock, and a writer that keeps its CPU re-takes
+// it first (docs/locks.md).
 // Count (under wait_lock_): 0 idle, n > 0 readers, kWriter one writer.
 //
 // RwsemAaFair ("aa-rwsem-fair"): rwsem-fair-20, the fair rewrite (from
