@@ -108,14 +108,41 @@ class Progress {
   Clock::time_point last_ = Clock::now();
 };
 
+// The trials of one shard that are done: trial k is the shard's (k / N)th,
+// and every one below a watermark is done, so a long campaign keeps only the
+// few done out of order (parallel jobs) past it.
+class CompletedSet {
+ public:
+  explicit CompletedSet(std::uint64_t shards) : shards_(shards) {}
+  bool contains(std::uint64_t k) const {
+    const std::uint64_t j = k / shards_;
+    return j < below_ || above_.count(j) > 0;
+  }
+  void insert(std::uint64_t k) {
+    if (contains(k)) return;
+    ++size_;
+    above_.insert(k / shards_);
+    while (!above_.empty() && *above_.begin() == below_) {
+      above_.erase(above_.begin());
+      ++below_;
+    }
+  }
+  std::uint64_t size() const { return size_; }
+
+ private:
+  std::uint64_t shards_;
+  std::uint64_t below_ = 0, size_ = 0;
+  std::set<std::uint64_t> above_;
+};
+
 std::string write_repro(const std::string& dir, const std::string& exe, const Finding& f,
                         std::uint64_t campaign_seed) {
-  std::vector<std::string> drawn = f.first_trial->argv;
+  std::vector<std::string> drawn = f.first_trial.argv;
   drawn[0] = exe;
   std::string script = fmt::format(
       "#!/bin/sh\n# rwstress fuzz finding {}: {} {}{}, first in trial {} of campaign seed {:#x}\n",
       f.id, f.lock, f.verdict, f.kinds.empty() ? "" : " [" + fmt::format("{}", fmt::join(f.kinds, ",")) + "]",
-      f.first_trial->trial, campaign_seed);
+      f.first_trial.trial, campaign_seed);
   std::vector<std::string> run = drawn;
   if (f.check) {
     const FindingCheck& c = *f.check;
@@ -168,35 +195,34 @@ std::string write_summary_files(const RunConfig& cfg, const CampaignSummary& s,
 
 int run_merge(const RunConfig& cfg, const Output& out) {
   std::vector<CampaignLog> logs(cfg.fuzz.merge.size());
-  std::vector<TrialRecord> trials;
+  CampaignSummary s;
   std::map<std::string, FindingCheck> checks;
-  std::map<std::uint64_t, std::string> where;
+  std::map<std::uint64_t, std::size_t> where;  // trial -> the directory it is in
   std::set<std::string> shards;
   for (std::size_t i = 0; i < logs.size(); ++i) {
     CampaignLog& log = logs[i];
-    if (std::string err = read_campaign(cfg.fuzz.merge[i], &log); !err.empty()) {
+    std::string twice;
+    std::string err = read_campaign(cfg.fuzz.merge[i], &log, [&](const TrialRecord& r, bool again) {
+      if (auto [it, fresh] = where.try_emplace(r.trial, i); !fresh && it->second != i && twice.empty())
+        twice = fmt::format("trial {} is in both {} and {} (the same shard twice?)", r.trial,
+                            logs[it->second].dir, cfg.fuzz.merge[i]);
+      s.add(r, again);
+    });
+    if (err.empty() &&
+        log.header.value("campaign", nlohmann::json()) != logs[0].header.value("campaign", nlohmann::json()))
+      err = fmt::format("{} is another campaign than {} ({} vs {})", log.dir, logs[0].dir,
+                        log.header.value("campaign", nlohmann::json()).dump(),
+                        logs[0].header.value("campaign", nlohmann::json()).dump());
+    if (err.empty()) err = twice;
+    if (!err.empty()) {
       out.error("fuzz merge: " + err);
       return 2;
     }
     for (const std::string& d : log.dropped) out.print("fuzz merge: " + d);
-    if (log.header.value("campaign", nlohmann::json()) != logs[0].header.value("campaign", nlohmann::json())) {
-      out.error(fmt::format("fuzz merge: {} is another campaign than {} ({} vs {})", log.dir,
-                            logs[0].dir, log.header.value("campaign", nlohmann::json()).dump(),
-                            logs[0].header.value("campaign", nlohmann::json()).dump()));
-      return 2;
-    }
     shards.insert(fmt::format("{}/{}", log.header.value("shard_index", 0), log.header.value("shard_count", 1)));
-    for (TrialRecord& r : log.trials) {
-      if (auto [it, fresh] = where.try_emplace(r.trial, log.dir); !fresh) {
-        out.error(fmt::format("fuzz merge: trial {} is in both {} and {} (the same shard twice?)",
-                              r.trial, it->second, log.dir));
-        return 2;
-      }
-      trials.push_back(std::move(r));
-    }
     for (auto& [id, c] : log.checks) checks.emplace(id, c);  // the first directory's wins
   }
-  const CampaignSummary s = summarize(trials, checks);
+  s.attach(checks);
   out.print(fmt::format("rwstress fuzz merge: {} campaign dir(s), shard(s) {}", logs.size(),
                         fmt::join(shards, " ")));
   if (const std::uint64_t planned = logs[0].header["campaign"].value("trials", std::uint64_t(0))) {
@@ -316,12 +342,14 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
 }
 
 std::string fuzz_resume_args(const std::string& dir, std::vector<std::string>* args) {
-  CampaignLog log;
-  if (std::string err = read_campaign(dir, &log); !err.empty()) return err;
+  const std::string path = dir + "/trials.jsonl";
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return fmt::format("{}: {}", path, std::strerror(errno ? errno : EIO));
   try {
-    *args = log.header.at("argv").get<std::vector<std::string>>();
+    *args = nlohmann::json::parse(line).at("argv").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception&) {
-    return dir + "/trials.jsonl: the header has no campaign argv";
+    return path + ": no campaign header: not a fuzz campaign";
   }
   return "";
 }
@@ -374,8 +402,14 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
                            {"campaign", campaign_identity(cfg, ncpus, locks)}};
   int log_fd = -1, checks_fd = -1;
   const std::string& dir = f.out_dir;
+  CampaignSummary summary;
+  CompletedSet completed(std::uint64_t(f.shard_count));
   if (!f.resume.empty()) {
-    if (std::string err = read_campaign(dir, &log); !err.empty()) {
+    const auto take = [&](const TrialRecord& r, bool again) {
+      summary.add(r, again);
+      if (r.verdict != "INTERRUPTED") completed.insert(r.trial);
+    };
+    if (std::string err = read_campaign(dir, &log, take); !err.empty()) {
       out.error("fuzz --resume: " + err);
       return 2;
     }
@@ -419,17 +453,7 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
     return 2;
   };
 
-  std::vector<TrialRecord>& records = log.trials;
-  std::set<std::uint64_t> completed;
-  double elapsed_before = 0;
-  for (const TrialRecord& r : records) {
-    if (r.verdict != "INTERRUPTED") completed.insert(r.trial);
-    elapsed_before = std::max(elapsed_before, r.at);
-  }
-  std::set<std::string> known;  // finding keys seen
-  for (const TrialRecord& r : records)
-    if (r.verdict != "PASS" && r.verdict != "INTERRUPTED") known.insert(finding_key(r));
-
+  const double elapsed_before = summary.seconds;
   out.print(fmt::format(
       "rwstress {} fuzz: campaign seed {:#x}, {} lock(s), {} per trial, {}, {} job(s) on {} CPU(s){}{}",
       kVersion, cfg.seed, cfg.locks.size(), format_duration(f.trial_time),
@@ -450,9 +474,6 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
     return elapsed_before + std::chrono::duration<double>(Clock::now() - start).count();
   };
   const double budget = std::chrono::duration<double>(f.time).count();
-  std::map<std::string, std::uint64_t> failures;  // verdict -> trials, this run and before
-  for (const TrialRecord& r : records)
-    if (r.verdict != "PASS" && r.verdict != "INTERRUPTED") ++failures[r.verdict];
   std::uint64_t this_run = 0;
   const auto status = [&] {
     const double t = elapsed(), here = std::chrono::duration<double>(Clock::now() - start).count();
@@ -460,8 +481,12 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
     std::string text = fmt::format("{}{} · {} trials ({:.0f}/min)", duration_text(t),
                                    f.trials ? "" : " of " + duration_text(budget),
                                    completed.size(), rate);
+    std::map<std::string, std::uint64_t> failures;  // verdict -> trials
+    for (const auto& [lock, counts] : summary.table)
+      for (const auto& [v, n] : counts)
+        if (v != "PASS") failures[v] += n;
     for (const auto& [v, n] : failures) text += fmt::format(" · {} {}", v, n);
-    text += fmt::format(" · {} finding(s)", known.size());
+    text += fmt::format(" · {} finding(s)", summary.finding_count());
     const std::uint64_t n = std::uint64_t(f.shard_count), i = std::uint64_t(f.shard_index);
     const double planned = f.trials > i ? double((f.trials - i + n - 1) / n) : 0;
     const double left = !f.trials ? std::max(0.0, budget - t)
@@ -471,34 +496,39 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
   };
 
   std::vector<bool> slot_busy(slots.size(), false);
-  std::map<int, std::size_t> slot_of;  // a running trial's record -> its slot
+  struct Running {
+    TrialRecord record;
+    std::size_t slot = 0;
+  };
+  std::map<int, Running> running;  // by the pool's tag
+  int next_tag = 0;
   std::uint64_t k = next_index(0);
   bool stop = false;
   for (;;) {
     // Start trials while there is a free slot and the campaign goes on.
     while (!stop && interrupt_signal() == 0 && pool.running() < int(slots.size())) {
-      while (completed.count(k)) k = next_index(k + 1);
+      while (completed.contains(k)) k = next_index(k + 1);
       if (f.trials ? k >= f.trials : elapsed() >= budget) break;
       const std::size_t slot = std::size_t(std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
       FuzzTrial t = fuzz_trial(cfg, ncpus, k, slots[slot]);
       slot_busy[slot] = true;
-      TrialRecord r;
-      r.trial = k;
-      r.seed = t.seed;
-      r.lock = t.lock;
-      r.argv = std::move(t.argv);
-      slot_of[int(records.size())] = slot;
-      pool.start(int(records.size()), r.argv);
-      records.push_back(std::move(r));
+      Running& run = running[next_tag];
+      run.slot = slot;
+      run.record.trial = k;
+      run.record.seed = t.seed;
+      run.record.lock = t.lock;
+      run.record.argv = std::move(t.argv);
+      pool.start(next_tag++, run.record.argv);
       k = next_index(k + 1);
     }
     if (pool.running() == 0) break;
     auto done = pool.wait(std::chrono::milliseconds(250));
     progress.show(status());
     if (!done) continue;
-    TrialRecord& r = records[std::size_t(done->first)];
-    slot_busy[slot_of[done->first]] = false;
-    slot_of.erase(done->first);
+    auto it = running.find(done->first);
+    TrialRecord r = std::move(it->second.record);
+    slot_busy[it->second.slot] = false;
+    running.erase(it);
     const TrialOutcome& o = done->second;
     if (o.exec_failed || (o.verdict == "ERROR" && o.exit_code < 0)) {  // no trial ran: not a result
       progress.clear();
@@ -516,25 +546,22 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
     r.digest = o.digest;
     if (log_fd >= 0)
       if (std::string err = append_line(log_fd, trial_to_json(r).dump()); !err.empty()) return log_error(err);
+    const std::size_t findings_before = summary.finding_count();
+    summary.add(r);
     if (r.verdict == "INTERRUPTED") continue;  // recorded; resumed later
     completed.insert(r.trial);
     ++this_run;
     if (r.verdict == "PASS") continue;
-    ++failures[r.verdict];
-    if (known.insert(finding_key(r)).second) {
+    if (summary.finding_count() > findings_before) {
+      const std::string id = finding_id(finding_key(r));
       progress.clear();
-      out.print(fmt::format("trial {}: new finding {}: {} {}{}{}", r.trial, finding_id(finding_key(r)),
-                            r.lock, r.verdict, r.signal.empty() ? "" : " (" + r.signal + ")",
+      out.print(fmt::format("trial {}: new finding {}: {} {}{}{}", r.trial, id, r.lock, r.verdict,
+                            r.signal.empty() ? "" : " (" + r.signal + ")",
                             r.kinds.empty() ? "" : fmt::format(" [{}]", fmt::join(r.kinds, ","))));
-      if (!dir.empty()) {
-        Finding fd;
-        fd.id = finding_id(finding_key(r));
-        fd.lock = r.lock;
-        fd.verdict = r.verdict;
-        fd.kinds = r.kinds;
-        fd.first_trial = &r;
-        if (std::string err = write_repro(dir, exe, fd, cfg.seed); !err.empty()) return log_error(err);
-      }
+      if (!dir.empty())
+        for (const Finding* fd : summary.findings())
+          if (fd->id == id)
+            if (std::string err = write_repro(dir, exe, *fd, cfg.seed); !err.empty()) return log_error(err);
     }
     if (f.stop_on_failure) stop = true;
   }
@@ -542,29 +569,31 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
   const double trial_phase = std::chrono::duration<double>(Clock::now() - start).count();
 
   // Each finding not yet checked: rerun K times, then shrink.
-  CampaignSummary s = summarize(records, log.checks);
+  CampaignSummary& s = summary;
+  s.attach(log.checks);
   const bool interrupted = interrupt_signal() != 0;
   if (!interrupted && f.reproduce > 0) {
     ShrinkOptions opt;
     opt.reruns = f.reproduce;
     opt.budget = f.shrink_time;
-    for (const Finding& fd : s.findings) {
+    for (const Finding* found : s.findings()) {
+      const Finding& fd = *found;
       if (fd.check || interrupt_signal() != 0) continue;
       out.print(fmt::format("finding {}: rerunning {} time(s){}", fd.id, f.reproduce,
                             opt.budget > std::chrono::nanoseconds::zero()
                                 ? fmt::format(", then shrinking for up to {}", format_duration(opt.budget))
                                 : ""));
-      FindingCheck c = check_finding(exe, *fd.first_trial, limits, opt, out.print);
+      FindingCheck c = check_finding(exe, fd.first_trial, limits, opt, out.print);
       if (interrupt_signal() != 0) break;  // a half-done check is not kept
       if (checks_fd >= 0)
         if (std::string err = append_line(checks_fd, check_to_json(c).dump()); !err.empty())
           return log_error(err);
       log.checks[c.id] = c;
     }
-    s = summarize(records, log.checks);
+    s.attach(log.checks);
     if (!dir.empty())
-      for (const Finding& fd : s.findings)
-        if (std::string err = write_repro(dir, exe, fd, cfg.seed); !err.empty()) return log_error(err);
+      for (const Finding* fd : s.findings())
+        if (std::string err = write_repro(dir, exe, *fd, cfg.seed); !err.empty()) return log_error(err);
   }
   if (log_fd >= 0) close(log_fd);
   if (checks_fd >= 0) close(checks_fd);

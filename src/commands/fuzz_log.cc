@@ -122,10 +122,10 @@ std::string read_lines(const std::string& path, std::uint64_t* complete_bytes,
 
 }  // namespace
 
-std::string read_campaign(const std::string& dir, CampaignLog* log) {
+std::string read_campaign(const std::string& dir, CampaignLog* log, const TrialFn& on_trial) {
   log->dir = dir;
   bool first = true;
-  std::map<std::uint64_t, std::size_t> seen;  // trial -> its record
+  std::map<std::uint64_t, bool> interrupted;  // trial -> its last line was INTERRUPTED
   std::string err = read_lines(
       dir + "/trials.jsonl", &log->trials_bytes, &log->dropped, [&](const nlohmann::json& j) {
         if (first) {
@@ -135,17 +135,13 @@ std::string read_campaign(const std::string& dir, CampaignLog* log) {
           first = false;
           return;
         }
-        TrialRecord r = trial_from_json(j);
+        const TrialRecord r = trial_from_json(j);
         // An interrupted trial never completed: a resumed campaign runs it
         // again, and the later line replaces it.
-        if (auto [it, fresh] = seen.try_emplace(r.trial, log->trials.size()); !fresh) {
-          TrialRecord& before = log->trials[it->second];
-          if (before.verdict != "INTERRUPTED")
-            throw std::invalid_argument(fmt::format("trial {} twice", r.trial));
-          before = std::move(r);
-          return;
-        }
-        log->trials.push_back(std::move(r));
+        auto [it, fresh] = interrupted.try_emplace(r.trial, r.verdict == "INTERRUPTED");
+        if (!fresh && !it->second) throw std::invalid_argument(fmt::format("trial {} twice", r.trial));
+        it->second = r.verdict == "INTERRUPTED";
+        on_trial(r, !fresh);
       });
   if (!err.empty()) return err;
   if (first) return fmt::format("{}/trials.jsonl: no campaign header: not a fuzz campaign", dir);
@@ -195,42 +191,46 @@ bool same_failure(const std::string& verdict, const std::vector<std::string>& ki
   return false;
 }
 
-CampaignSummary summarize(const std::vector<TrialRecord>& trials,
-                          const std::map<std::string, FindingCheck>& checks) {
-  CampaignSummary s;
-  std::vector<const TrialRecord*> ordered;
-  for (const TrialRecord& r : trials) ordered.push_back(&r);
-  std::sort(ordered.begin(), ordered.end(),
-            [](const TrialRecord* a, const TrialRecord* b) { return a->trial < b->trial; });
-  std::map<std::string, std::size_t> by_key;
-  for (const TrialRecord* r : ordered) {
-    s.seconds = std::max(s.seconds, r->at);
-    if (r->verdict == "INTERRUPTED") {
-      ++s.interrupted;
-      continue;
-    }
-    ++s.trials;
-    ++s.table[r->lock][r->verdict];
-    if (r->verdict == "PASS") continue;
-    if (exit_code_of_verdict(r->verdict) > exit_code_of_verdict(s.worst)) s.worst = r->verdict;
-    const std::string key = finding_key(*r);
-    auto [it, fresh] = by_key.try_emplace(key, s.findings.size());
-    if (fresh) {
-      Finding f;
-      f.id = finding_id(key);
-      f.lock = r->lock;
-      f.verdict = r->verdict;
-      f.signal = r->signal;
-      f.kinds = r->kinds;
-      f.first = r->first;
-      if (f.first.empty() && !r->last_line.empty()) f.first.push_back(r->last_line);
-      f.first_trial = r;
-      if (auto c = checks.find(f.id); c != checks.end()) f.check = c->second;
-      s.findings.push_back(std::move(f));
-    }
-    ++s.findings[it->second].trials;
+void CampaignSummary::add(const TrialRecord& r, bool replaces_interrupted) {
+  if (replaces_interrupted && interrupted > 0) --interrupted;
+  seconds = std::max(seconds, r.at);
+  if (r.verdict == "INTERRUPTED") {
+    ++interrupted;
+    return;
   }
-  return s;
+  ++trials;
+  ++table[r.lock][r.verdict];
+  if (r.verdict == "PASS") return;
+  if (exit_code_of_verdict(r.verdict) > exit_code_of_verdict(worst)) worst = r.verdict;
+  const std::string key = finding_key(r);
+  auto [it, fresh] = by_key_.try_emplace(key);
+  Finding& f = it->second;
+  ++f.trials;
+  if (!fresh && f.first_trial.trial <= r.trial) return;
+  // The first, or an earlier trial than the one kept (parallel jobs and
+  // shards end out of order).
+  f.id = finding_id(key);
+  f.lock = r.lock;
+  f.verdict = r.verdict;
+  f.signal = r.signal;
+  f.kinds = r.kinds;
+  f.first = r.first;
+  if (f.first.empty() && !r.last_line.empty()) f.first.push_back(r.last_line);
+  f.first_trial = r;
+}
+
+void CampaignSummary::attach(const std::map<std::string, FindingCheck>& checks) {
+  for (auto& [key, f] : by_key_)
+    if (auto c = checks.find(f.id); c != checks.end()) f.check = c->second;
+}
+
+std::vector<const Finding*> CampaignSummary::findings() const {
+  std::vector<const Finding*> out;
+  for (const auto& [key, f] : by_key_) out.push_back(&f);
+  std::sort(out.begin(), out.end(), [](const Finding* a, const Finding* b) {
+    return a->first_trial.trial < b->first_trial.trial;
+  });
+  return out;
 }
 
 namespace {
@@ -255,8 +255,9 @@ std::string rate_text(int reproduced, int runs) {
 
 std::vector<std::string> summary_lines(const CampaignSummary& s) {
   std::vector<std::string> lines;
+  const std::vector<const Finding*> findings = s.findings();
   lines.push_back(fmt::format("{} trials in {:.1f}s ({:.1f} per minute); {} finding(s){}", s.trials,
-                              s.seconds, s.per_minute(), s.findings.size(),
+                              s.seconds, s.per_minute(), findings.size(),
                               s.interrupted ? fmt::format("; {} interrupted", s.interrupted) : ""));
   std::string header = fmt::format("{:<26}", "LOCK");
   for (const char* v : kTableVerdicts) header += fmt::format(" {:>7}", v);
@@ -270,14 +271,15 @@ std::vector<std::string> summary_lines(const CampaignSummary& s) {
     lines.push_back(row);
   }
   int number = 0;
-  for (const Finding& f : s.findings) {
+  for (const Finding* found : findings) {
+    const Finding& f = *found;
     lines.push_back("");
     lines.push_back(fmt::format(
         "finding {} ({}): {} {}{}{} in {} trial(s), first trial {}", ++number, f.id, f.lock,
         f.verdict, f.signal.empty() ? "" : " (" + f.signal + ")",
-        f.kinds.empty() ? "" : " [" + joined(f.kinds, ",") + "]", f.trials, f.first_trial->trial));
+        f.kinds.empty() ? "" : " [" + joined(f.kinds, ",") + "]", f.trials, f.first_trial.trial));
     for (const std::string& line : f.first) lines.push_back("  " + line);
-    lines.push_back("  reproduce: " + shell_command(f.first_trial->argv));
+    lines.push_back("  reproduce: " + shell_command(f.first_trial.argv));
     if (!f.check) {
       lines.push_back("  not yet rerun or shrunk");
       continue;
@@ -297,7 +299,8 @@ nlohmann::json summary_json(const CampaignSummary& s, const nlohmann::json& head
   nlohmann::json table = nlohmann::json::object();
   for (const auto& [lock, counts] : s.table) table[lock] = counts;
   nlohmann::json findings = nlohmann::json::array();
-  for (const Finding& f : s.findings) {
+  for (const Finding* found : s.findings()) {
+    const Finding& f = *found;
     nlohmann::json j = {{"id", f.id},
                         {"lock", f.lock},
                         {"verdict", f.verdict},
@@ -305,8 +308,8 @@ nlohmann::json summary_json(const CampaignSummary& s, const nlohmann::json& head
                         {"violations", f.kinds},
                         {"first", f.first},
                         {"trials", f.trials},
-                        {"first_trial", f.first_trial->trial},
-                        {"command", shell_command(f.first_trial->argv)},
+                        {"first_trial", f.first_trial.trial},
+                        {"command", shell_command(f.first_trial.argv)},
                         {"check", nullptr}};
     if (f.check) j["check"] = check_to_json(*f.check);
     findings.push_back(std::move(j));
@@ -323,8 +326,9 @@ nlohmann::json summary_json(const CampaignSummary& s, const nlohmann::json& head
 }
 
 std::string summary_junit(const CampaignSummary& s, const std::string& campaign) {
+  const std::vector<const Finding*> findings = s.findings();
   std::set<std::string> failing;
-  for (const Finding& f : s.findings) failing.insert(f.lock);
+  for (const Finding* f : findings) failing.insert(f->lock);
   int cases = 0;
   std::string body;
   for (const auto& [lock, counts] : s.table) {
@@ -335,9 +339,10 @@ std::string summary_junit(const CampaignSummary& s, const std::string& campaign)
     body += fmt::format("    <testcase classname=\"rwstress.fuzz\" name=\"{}: no finding in {} trial(s)\"/>\n",
                         xml_escape(lock), n);
   }
-  for (const Finding& f : s.findings) {
+  for (const Finding* found : findings) {
+    const Finding& f = *found;
     ++cases;
-    std::string text = joined(f.first, "\n") + "\nreproduce: " + shell_command(f.first_trial->argv);
+    std::string text = joined(f.first, "\n") + "\nreproduce: " + shell_command(f.first_trial.argv);
     if (f.check) {
       text += "\nreproduced: " + rate_text(f.check->reproduced, f.check->runs);
       if (!f.check->shrunk.empty()) text += "\nshrunk: " + shell_command(f.check->shrunk);
@@ -353,7 +358,7 @@ std::string summary_junit(const CampaignSummary& s, const std::string& campaign)
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
       "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n"
       "</testsuites>\n",
-      xml_escape(campaign), cases, s.findings.size(), s.seconds, body);
+      xml_escape(campaign), cases, findings.size(), s.seconds, body);
 }
 
 std::string append_line(int fd, const std::string& line) {

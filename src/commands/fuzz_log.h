@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,19 +54,24 @@ struct FindingCheck {
 nlohmann::json check_to_json(const FindingCheck& c);
 FindingCheck check_from_json(const nlohmann::json& j);
 
-// A campaign directory as read back.
+// A campaign directory as read back. The trials are not kept: each is
+// handed to the reader's callback as it is read, so reading an 8-hour log
+// costs no more memory than a short one.
 struct CampaignLog {
   std::string dir;
   nlohmann::json header;
-  std::vector<TrialRecord> trials;
   std::map<std::string, FindingCheck> checks;  // by finding id
   std::uint64_t trials_bytes = 0;  // trials.jsonl's complete lines; what follows is torn
   std::uint64_t checks_bytes = 0;  // findings.jsonl's
   std::vector<std::string> dropped;  // what was torn and dropped, said once each
 };
 
+// Called for each trial line, in order. `replaces_interrupted`: an earlier
+// line had this trial INTERRUPTED (a resumed campaign ran it again).
+using TrialFn = std::function<void(const TrialRecord&, bool replaces_interrupted)>;
+
 // Reads DIR; returns "" or the one-line reason it cannot.
-std::string read_campaign(const std::string& dir, CampaignLog* log);
+std::string read_campaign(const std::string& dir, CampaignLog* log, const TrialFn& on_trial);
 
 // A finding's key and its short, stable id (the same in every shard, every
 // resume and every merge): lock, verdict (with a crash's signal) and the
@@ -83,23 +89,30 @@ struct Finding {
   std::string id, lock, verdict, signal;
   std::vector<std::string> kinds, first;
   std::uint64_t trials = 0;
-  const TrialRecord* first_trial = nullptr;  // the lowest-numbered failing trial
+  TrialRecord first_trial;  // the lowest-numbered failing trial
   std::optional<FindingCheck> check;
 };
 
-struct CampaignSummary {
+// The lock x verdict table and the findings, built one trial at a time:
+// memory grows with the number of locks and findings, not of trials.
+class CampaignSummary {
+ public:
+  void add(const TrialRecord& r, bool replaces_interrupted = false);
+  // Each finding's check, where `checks` has one.
+  void attach(const std::map<std::string, FindingCheck>& checks);
+  std::vector<const Finding*> findings() const;  // by first trial
+  std::size_t finding_count() const { return by_key_.size(); }
+
   std::uint64_t trials = 0;  // INTERRUPTED ones not counted
   std::uint64_t interrupted = 0;
   double seconds = 0;  // the campaign's elapsed time (the latest trial's end)
   std::map<std::string, std::map<std::string, std::uint64_t>> table;  // lock -> verdict -> trials
-  std::vector<Finding> findings;  // by first trial
   std::string worst = "PASS";
   double per_minute() const { return seconds > 0 ? double(trials) * 60 / seconds : 0; }
-};
 
-// `trials` must outlive the summary (findings point into it).
-CampaignSummary summarize(const std::vector<TrialRecord>& trials,
-                          const std::map<std::string, FindingCheck>& checks);
+ private:
+  std::map<std::string, Finding> by_key_;
+};
 
 // The summary as text lines: the table, each finding with its rate and its
 // shrunk reproducer, and the trial rate.
