@@ -157,22 +157,23 @@ std::string read_campaign(const std::string& dir, CampaignLog* log, const TrialF
 }
 
 std::string main_kind(const std::vector<std::string>& kinds) {
-  // The most specific first; exclusion next; last the kinds that are only
-  // the consequences of a broken exclusion. A racy lock's trials show
-  // writer-exclusion with or without torn-record, and are one bug.
-  static const char* const kOrder[] = {
-      "lock-warning",     "trylock-truth",    "downgrade",    "lost-wakeup",
-      "semaphore-bound",  "semaphore-count",  "writer-exclusion", "reader-exclusion",
-      "torn-record",      "final-state"};
-  for (const char* k : kOrder)
+  // The most specific first. The exclusion kinds are one class: a lock that
+  // lets a writer in beside others shows writer-exclusion, reader-exclusion,
+  // torn records or a bad final state from one run to the next, and is one
+  // bug.
+  static const char* const kSpecific[] = {"lock-warning", "trylock-truth", "downgrade",
+                                          "lost-wakeup", "semaphore-bound", "semaphore-count"};
+  for (const char* k : kSpecific)
     if (std::find(kinds.begin(), kinds.end(), k) != kinds.end()) return k;
-  return kinds.empty() ? "" : kinds.front();
+  return kinds.empty() ? "" : "exclusion";
 }
 
 std::string finding_key(const TrialRecord& r) {
   std::string key = r.lock + " " + r.verdict;
-  if (!r.signal.empty() && r.verdict == "CRASH") key += " " + r.signal;
-  if (const std::string kind = main_kind(r.kinds); !kind.empty()) key += " " + kind;
+  // A hang is a hang, whatever else its run saw; a crash is its signal's.
+  if (r.verdict == "CRASH") key += " " + r.signal;
+  if (r.verdict == "FAIL")
+    if (const std::string kind = main_kind(r.kinds); !kind.empty()) key += " " + kind;
   return key;
 }
 
@@ -182,13 +183,14 @@ std::string finding_id(const std::string& key) {
   return fmt::format("{:08x}", std::uint32_t(h ^ (h >> 32)));
 }
 
-bool same_failure(const std::string& verdict, const std::vector<std::string>& kinds,
-                  const std::string& other_verdict, const std::vector<std::string>& other_kinds) {
-  if (verdict != other_verdict) return false;
-  if (kinds.empty() && other_kinds.empty()) return true;
-  for (const std::string& k : kinds)
-    if (std::find(other_kinds.begin(), other_kinds.end(), k) != other_kinds.end()) return true;
-  return false;
+bool same_failure(const TrialRecord& trial, const std::string& verdict, const std::string& signal,
+                  const std::vector<std::string>& kinds) {
+  TrialRecord rerun;
+  rerun.lock = trial.lock;
+  rerun.verdict = verdict;
+  rerun.signal = signal;
+  rerun.kinds = kinds;
+  return finding_key(rerun) == finding_key(trial);
 }
 
 void CampaignSummary::add(const TrialRecord& r, bool replaces_interrupted) {

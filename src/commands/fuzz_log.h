@@ -74,16 +74,16 @@ using TrialFn = std::function<void(const TrialRecord&, bool replaces_interrupted
 std::string read_campaign(const std::string& dir, CampaignLog* log, const TrialFn& on_trial);
 
 // A finding's key and its short, stable id (the same in every shard, every
-// resume and every merge): lock, verdict (with a crash's signal) and the
-// main violation kind (main_kind).
+// resume and every merge): lock and verdict, with a CRASH's signal and a
+// FAIL's main violation kind (main_kind: the most specific, or "exclusion").
 std::string main_kind(const std::vector<std::string>& kinds);
 std::string finding_key(const TrialRecord& r);
 std::string finding_id(const std::string& key);
 
-// Whether a rerun failed the way a finding did: same verdict, and a
-// violation kind in common (or neither has any).
-bool same_failure(const std::string& verdict, const std::vector<std::string>& kinds,
-                  const std::string& other_verdict, const std::vector<std::string>& other_kinds);
+// Whether a rerun (its verdict, signal and kinds) failed the way `trial`
+// did: the same finding key.
+bool same_failure(const TrialRecord& trial, const std::string& verdict, const std::string& signal,
+                  const std::vector<std::string>& kinds);
 
 struct Finding {
   std::string id, lock, verdict, signal;

@@ -118,7 +118,7 @@ FindingCheck check_finding(const std::string& exe, const TrialRecord& trial,
       const TrialOutcome o = run_one_trial(exe, argv, limits);
       if (o.verdict == "INTERRUPTED") break;
       ++*ran;
-      if (same_failure(trial.verdict, trial.kinds, o.verdict, o.kinds)) {
+      if (same_failure(trial, o.verdict, o.signal, o.kinds)) {
         ++failed;
         if (until_first) break;
       }
