@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A fuzz campaign over every busted lock and every correct one
-# (docs/fuzzing.md): every busted lock must come out as a finding whose
-# reproducer (shrunk where the shrink kept it failing) fails again with the
-# finding's verdict in one of five runs, and no correct lock may come out.
+# (docs/fuzzing.md): every busted lock must come out as a finding, and no
+# correct lock may. Each finding's reproducer (shrunk where the shrink kept
+# it failing) is run five times and the script says whether it failed again
+# with the finding's verdict.
 # The ctest and meson test 'fuzz-zoo' (label/suite 'long', not in the
 # default run); about budget + 4 minutes on 2 cores.
 #   scripts/fuzz-zoo.sh [BINARY] [BUDGET] [SEED]     (build/rwstress, 8m, 0x200)
@@ -27,7 +28,7 @@ import json, subprocess, sys
 d, binary, busted = sys.argv[1], sys.argv[2], set(sys.argv[3:])
 summary = json.load(open(d + "/summary.json"))
 codes = {"FAIL": 1, "HANG": 3, "CRASH": 4, "STARVED": 5, "TIMEOUT": 3}
-found, bad = set(), 0
+found, failed_again, bad = set(), set(), 0
 for f in summary["findings"]:
     lock = f["lock"]
     if lock not in busted:
@@ -40,13 +41,21 @@ for f in summary["findings"]:
     got = [subprocess.run(["sh", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                           timeout=120).returncode for _ in range(5)]
     ok = want in got
-    print(f"{lock:28} {f['verdict']:8} {f['trials']:4} trial(s); repro exits {got}: "
-          f"{'fails again' if ok else 'DID NOT FAIL AGAIN'}")
-    bad |= not ok
+    if ok:
+        failed_again.add(lock)
+    check = f["check"] or {}
+    print(f"{lock:28} {f['verdict']:8} {f['trials']:4} trial(s), reproduced "
+          f"{check.get('reproduced', 0)}/{check.get('runs', 0)}; repro exits {got}: "
+          f"{'fails again' if ok else 'did not fail again'}")
 missed = sorted(busted - found)
-print(f"fuzz-zoo: {len(found)} of {len(busted)} busted locks found")
+print(f"fuzz-zoo: {len(found)} of {len(busted)} busted locks found, "
+      f"{len(failed_again)} with a reproducer that failed again")
 if missed:
     print("fuzz-zoo: missed " + " ".join(missed))
     bad = 1
+# A lock found only by a failure that never came back (a starvation seen
+# once) is reported, not a failure of the campaign: the summary says so.
+for lock in sorted(found - failed_again):
+    print(f"fuzz-zoo: {lock}: no reproducer failed again in 5 runs")
 sys.exit(bad)
 PY

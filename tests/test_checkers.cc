@@ -233,11 +233,11 @@ BOOST_AUTO_TEST_CASE(semaphore_count_check_fires_on_a_leaky_up_and_not_on_a_corr
 
 BOOST_AUTO_TEST_CASE(semaphore_run_catches_more_holders_than_the_count) {
   LockMeta meta{"double-up", Family::kSemaphore, Fairness::kTaskFair, "test",
-                capabilities_of<BustedSemDoubleUp>(), true};
+                capabilities_of<BustedSemDoubleUp<>>(), true};
   Scenario sc = test::short_scenario(machine(), 0, 4, 300ms);
   sc.family = Family::kSemaphore;
   sc.count = 2;
-  RunResult r = run_semaphore<BustedSemDoubleUp>(sc, meta);
+  RunResult r = run_semaphore<BustedSemDoubleUp<>>(sc, meta);
   BOOST_TEST(of(r, ViolationKind::kSemaphoreBound) > 0u);
   BOOST_TEST(r.verdict == Verdict::kFail);
 }

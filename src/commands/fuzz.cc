@@ -248,7 +248,6 @@ const std::vector<std::string>& fuzz_inject_menu() {
       "sleep@before-sleep:p=0.2,fixed(200us)",
       "delay@after-enqueue+mid-release:p=0.01,fixed(20us)",
       "sleep@before-wake:p=0.01,fixed(100us)",
-      "spurious-wake:p=0.25",
       "sleep@in-cs:p=0.001,fixed(2ms)",
       "yield@in-cs:p=0.01",
       "delay@spin:p=0.01,fixed(5us)",
@@ -299,19 +298,24 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
       a.insert(a.end(), {"--readers", std::to_string(readers), "--writers", std::to_string(writers)});
       break;
     }
+    // One thread finds only what a sequential test would: rarely drawn.
     case Family::kMutex:
-      a.insert(a.end(), {"--threads", std::to_string(pick(rng, {1, 2, 3, 4, 6, 8}))});
+      a.insert(a.end(), {"--threads", std::to_string(pick(rng, {1, 2, 2, 3, 4, 4, 6, 8}))});
       break;
     case Family::kSemaphore: {
-      const int threads = pick(rng, {1, 2, 3, 4, 6, 8});
-      const int count = 1 + int(rng() % std::uint64_t(threads + 1));
+      // A count below the threads, mostly: waiters are where the bugs are.
+      const int threads = pick(rng, {1, 2, 2, 3, 4, 4, 6, 8});
+      const int count = rng() % 8 == 0 ? threads + 1 : 1 + int(rng() % std::uint64_t(std::max(1, threads - 1)));
       a.insert(a.end(), {"--threads", std::to_string(threads), "--count", std::to_string(count)});
       break;
     }
   }
   if (rng() % 4 == 0) a.push_back("--sched");
   a.insert(a.end(), {"--duration", format_duration(cfg.fuzz.trial_time)});
-  const std::size_t drawn = 1 + rng() % std::uint64_t(std::max(1, ncpus));
+  // Half the trials on every CPU (races need parallel threads), the rest on
+  // 1 to all (fewer CPUs than threads: preemption inside the lock).
+  const std::uint64_t all = std::uint64_t(std::max(1, ncpus));
+  const std::size_t drawn = rng() % 2 == 0 ? all : 1 + rng() % all;
   std::string cpus;
   for (std::size_t i = 0; i < std::min(drawn, slot.size()); ++i)
     cpus += (i ? "," : "") + std::to_string(slot[i]);
@@ -332,11 +336,16 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
                           : k.choices[rng() % k.choices.size()].value;
     a.insert(a.end(), {"--" + std::string(k.flag), knob_text(k, value)});
   }
-  // Zero to four injectors, none twice.
+  // Zero to four injectors from the menu, none twice; and in one trial in
+  // four, spurious futex returns besides (a sleeping lock must survive them,
+  // and most of the menu never makes one).
   const std::vector<std::string>& menu = fuzz_inject_menu();
   std::set<std::size_t> chosen;
   for (std::uint64_t n = pick(rng, {0, 0, 1, 1, 2, 3, 4}); chosen.size() < n;) chosen.insert(rng() % menu.size());
   for (std::size_t i : chosen) a.insert(a.end(), {"--inject", menu[i]});
+  if (rng() % 4 == 0)
+    a.insert(a.end(), {"--inject", pick(rng, {std::string("spurious-wake:p=0.05"),
+                                              std::string("spurious-wake:p=0.25")})});
   a.insert(a.end(), {"--watchdog", kTrialWatchdog, "--seed", fmt::format("{:#x}", t.seed)});
   return t;
 }
@@ -388,7 +397,7 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
     return 2;
   }
 
-  // The campaign's records: what a resumed directory has, then this run's.
+  // The campaign directory: what a resumed one holds is read into the summary.
   CampaignLog log;
   nlohmann::json header = {{"rwstress_version", kVersion},
                            {"campaign_seed", cfg.seed},

@@ -166,7 +166,7 @@ constexpr LockEntry kLocks[] = {
     mutex<BustedSleepingMutex<WaiterBug::kSpuriousGrant>>(
         "busted-spurious-grant", Fairness::kTaskFair,
         "waiter takes any futex return as the grant", true),
-    semaphore<BustedSemDoubleUp>("busted-sem-double-up", Fairness::kTaskFair,
+    semaphore<BustedSemDoubleUp<>>("busted-sem-double-up", Fairness::kTaskFair,
                                  "up() hands the unit to a waiter and also raises the count", true),
 };
 
