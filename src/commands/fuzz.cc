@@ -141,7 +141,7 @@ std::string write_repro(const std::string& dir, const std::string& exe, const Fi
   drawn[0] = exe;
   std::string script = fmt::format(
       "#!/bin/sh\n# rwstress fuzz finding {}: {} {}{}, first in trial {} of campaign seed {:#x}\n",
-      f.id, f.lock, f.verdict, f.kinds.empty() ? "" : " [" + fmt::format("{}", fmt::join(f.kinds, ",")) + "]",
+      f.id, f.first_trial.lock, f.first_trial.verdict, kinds_text(f.first_trial.kinds),
       f.first_trial.trial, campaign_seed);
   std::vector<std::string> run = drawn;
   if (f.check) {
@@ -565,8 +565,7 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
       const std::string id = finding_id(finding_key(r));
       progress.clear();
       out.print(fmt::format("trial {}: new finding {}: {} {}{}{}", r.trial, id, r.lock, r.verdict,
-                            r.signal.empty() ? "" : " (" + r.signal + ")",
-                            r.kinds.empty() ? "" : fmt::format(" [{}]", fmt::join(r.kinds, ","))));
+                            r.signal.empty() ? "" : " (" + r.signal + ")", kinds_text(r.kinds)));
       if (!dir.empty())
         for (const Finding* fd : summary.findings())
           if (fd->id == id)

@@ -212,10 +212,6 @@ void CampaignSummary::add(const TrialRecord& r, bool replaces_interrupted) {
   // The first, or an earlier trial than the one kept (parallel jobs and
   // shards end out of order).
   f.id = finding_id(key);
-  f.lock = r.lock;
-  f.verdict = r.verdict;
-  f.signal = r.signal;
-  f.kinds = r.kinds;
   f.first = r.first;
   if (f.first.empty() && !r.last_line.empty()) f.first.push_back(r.last_line);
   f.first_trial = r;
@@ -255,6 +251,10 @@ std::string rate_text(int reproduced, int runs) {
 
 }  // namespace
 
+std::string kinds_text(const std::vector<std::string>& kinds) {
+  return kinds.empty() ? "" : " [" + joined(kinds, ",") + "]";
+}
+
 std::vector<std::string> summary_lines(const CampaignSummary& s) {
   std::vector<std::string> lines;
   const std::vector<const Finding*> findings = s.findings();
@@ -276,10 +276,11 @@ std::vector<std::string> summary_lines(const CampaignSummary& s) {
   for (const Finding* found : findings) {
     const Finding& f = *found;
     lines.push_back("");
-    lines.push_back(fmt::format(
-        "finding {} ({}): {} {}{}{} in {} trial(s), first trial {}", ++number, f.id, f.lock,
-        f.verdict, f.signal.empty() ? "" : " (" + f.signal + ")",
-        f.kinds.empty() ? "" : " [" + joined(f.kinds, ",") + "]", f.trials, f.first_trial.trial));
+    const TrialRecord& r = f.first_trial;
+    lines.push_back(fmt::format("finding {} ({}): {} {}{}{} in {} trial(s), first trial {}", ++number,
+                                f.id, r.lock, r.verdict,
+                                r.signal.empty() ? "" : " (" + r.signal + ")", kinds_text(r.kinds),
+                                f.trials, r.trial));
     for (const std::string& line : f.first) lines.push_back("  " + line);
     lines.push_back("  reproduce: " + shell_command(f.first_trial.argv));
     if (!f.check) {
@@ -304,10 +305,10 @@ nlohmann::json summary_json(const CampaignSummary& s, const nlohmann::json& head
   for (const Finding* found : s.findings()) {
     const Finding& f = *found;
     nlohmann::json j = {{"id", f.id},
-                        {"lock", f.lock},
-                        {"verdict", f.verdict},
-                        {"signal", f.signal},
-                        {"violations", f.kinds},
+                        {"lock", f.first_trial.lock},
+                        {"verdict", f.first_trial.verdict},
+                        {"signal", f.first_trial.signal},
+                        {"violations", f.first_trial.kinds},
                         {"first", f.first},
                         {"trials", f.trials},
                         {"first_trial", f.first_trial.trial},
@@ -330,7 +331,7 @@ nlohmann::json summary_json(const CampaignSummary& s, const nlohmann::json& head
 std::string summary_junit(const CampaignSummary& s, const std::string& campaign) {
   const std::vector<const Finding*> findings = s.findings();
   std::set<std::string> failing;
-  for (const Finding* f : findings) failing.insert(f->lock);
+  for (const Finding* f : findings) failing.insert(f->first_trial.lock);
   int cases = 0;
   std::string body;
   for (const auto& [lock, counts] : s.table) {
@@ -352,8 +353,9 @@ std::string summary_junit(const CampaignSummary& s, const std::string& campaign)
     body += fmt::format(
         "    <testcase classname=\"rwstress.fuzz\" name=\"{}: {} {}\">\n"
         "      <failure message=\"{} {}{}\">{}</failure>\n    </testcase>\n",
-        xml_escape(f.lock), xml_escape(f.verdict), f.id, xml_escape(f.verdict),
-        xml_escape(f.lock), xml_escape(f.kinds.empty() ? "" : " [" + joined(f.kinds, ",") + "]"),
+        xml_escape(f.first_trial.lock), xml_escape(f.first_trial.verdict), f.id,
+        xml_escape(f.first_trial.verdict), xml_escape(f.first_trial.lock),
+        xml_escape(kinds_text(f.first_trial.kinds)),
         xml_escape(text));
   }
   return fmt::format(

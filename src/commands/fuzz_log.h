@@ -85,13 +85,17 @@ std::string finding_id(const std::string& key);
 bool same_failure(const TrialRecord& trial, const std::string& verdict, const std::string& signal,
                   const std::vector<std::string>& kinds);
 
+// Its lock, verdict, signal and kinds are the first trial's.
 struct Finding {
-  std::string id, lock, verdict, signal;
-  std::vector<std::string> kinds, first;
+  std::string id;
+  std::vector<std::string> first;  // the first trial's violation lines, or its last line
   std::uint64_t trials = 0;
   TrialRecord first_trial;  // the lowest-numbered failing trial
   std::optional<FindingCheck> check;
 };
+
+// " [kind,kind]" for a list of violation kinds, "" for none.
+std::string kinds_text(const std::vector<std::string>& kinds);
 
 // The lock x verdict table and the findings, built one trial at a time:
 // memory grows with the number of locks and findings, not of trials.
