@@ -229,3 +229,29 @@ BOOST_AUTO_TEST_CASE(long_hold_and_stall_fire) {
   BOOST_TEST(fired(r, "in-cs") > 0u);
   BOOST_TEST(fired(r, "before-release") > 0u);
 }
+
+// The time a thread paused while holding the lock is what the starvation
+// verdict weighs: a pause in the critical section or the release counts, a
+// waiter's pause (before-sleep) does not, and neither does a yield.
+BOOST_AUTO_TEST_CASE(pauses_while_holding_the_lock_are_summed) {
+  InjectionPlan plan;
+  plan.specs.push_back(parse_ok("sleep@in-cs+before-release+before-sleep:every=1,fixed(2ms)"));
+  plan.specs.push_back(parse_ok("yield@in-cs:every=1"));
+  InjectShared shared(plan.specs.size());
+  ThreadInjector inj(plan, shared, 42, 0);
+  inj.at(InjectPoint::kInCs);
+  inj.at(InjectPoint::kBeforeRelease);
+  const std::int64_t held = inj.holding_pause_ns();
+  BOOST_TEST(held >= 4000000);  // at least the two 2 ms sleeps asked for
+  inj.at(InjectPoint::kBeforeSleep);
+  BOOST_TEST(inj.holding_pause_ns() == held);  // a waiter's pause holds nothing
+  BOOST_TEST(inj.fired()[0][int(InjectPoint::kBeforeSleep)] == 1u);
+
+  // In a run: the workers' sums come back per thread and summed.
+  InjectionPlan run_plan;
+  RunResult r = injected_run("xadd", {"sleep@in-cs:every=50,fixed(1ms)"}, 2, 1, 200ms, run_plan);
+  double sum = 0;
+  for (const auto& t : r.threads) sum += t.injected_holding_s;
+  BOOST_TEST(sum > 0);
+  BOOST_TEST(r.injected_holding_s == sum, boost::test_tools::tolerance(1e-9));
+}

@@ -208,6 +208,34 @@ BOOST_AUTO_TEST_CASE(starvation_on_a_machine_busy_with_other_work_is_not_judged)
   BOOST_TEST(unknown.verdict == Verdict::kStarved);
 }
 
+// Injected pauses in lock holders: from half the run up (summed over the
+// threads), a starved thread is reported but not judged; below, judged. The
+// shape is xadd 2R+1W with `sleep@in-cs:p=0.0001,fixed(50ms)`, 100 ms: the
+// writer waits out a reader's 50 ms sleep for each of its 2 writes.
+BOOST_AUTO_TEST_CASE(starvation_under_injected_pauses_in_holders_is_not_judged) {
+  auto run = [](double reader_paused_s, double writer_paused_s) {
+    RunResult r = with_threads(Fairness::kTaskFair, {{Role::kReader, 20000},
+                                                     {Role::kReader, 30000},
+                                                     {Role::kWriter, 2}});
+    r.duration_s = 0.1;
+    for (auto& t : r.threads) t.wall_s = 0.1;
+    r.threads[0].injected_holding_s = reader_paused_s;
+    r.threads[2].injected_holding_s = writer_paused_s;
+    summarize_run(r);
+    return r;
+  };
+  RunResult held = run(0.1, 0.05);
+  BOOST_TEST(held.injected_holding_s == 0.15, tt::tolerance(1e-9));
+  BOOST_TEST(held.verdict == Verdict::kPass);
+  BOOST_REQUIRE(held.starved.size() == 1u);
+  BOOST_TEST(held.starved[0].find("not judged: injected pauses held the lock 150.0ms in all, "
+                                  "over a 100.0ms run") != std::string::npos,
+             held.starved[0]);
+  BOOST_TEST(run(0.03, 0.02).verdict == Verdict::kPass);    // exactly half the run
+  BOOST_TEST(run(0.03, 0.0).verdict == Verdict::kStarved);  // under half: the lock's doing
+  BOOST_TEST(run(0, 0).verdict == Verdict::kStarved);
+}
+
 BOOST_AUTO_TEST_CASE(short_runs_and_fair_shares_are_not_starvation) {
   RunResult tiny = with_threads(Fairness::kTaskFair, {{Role::kReader, 900}, {Role::kWriter, 0}});
   summarize_run(tiny);

@@ -336,14 +336,16 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
                           : k.choices[rng() % k.choices.size()].value;
     a.insert(a.end(), {"--" + std::string(k.flag), knob_text(k, value)});
   }
-  // Zero to four injectors from the menu, none twice; and in one trial in
-  // four, spurious futex returns besides (a sleeping lock must survive them,
-  // and most of the menu never makes one).
+  // Zero to four injectors in all: in one trial in four, spurious futex
+  // returns (a sleeping lock must survive them, and most of the menu never
+  // makes one), and the rest from the menu, none twice.
+  const bool spurious = rng() % 4 == 0;
   const std::vector<std::string>& menu = fuzz_inject_menu();
   std::set<std::size_t> chosen;
-  for (std::uint64_t n = pick(rng, {0, 0, 1, 1, 2, 3, 4}); chosen.size() < n;) chosen.insert(rng() % menu.size());
+  const std::uint64_t n = std::min<std::uint64_t>(pick(rng, {0, 0, 1, 1, 2, 3, 4}), spurious ? 3 : 4);
+  while (chosen.size() < n) chosen.insert(rng() % menu.size());
   for (std::size_t i : chosen) a.insert(a.end(), {"--inject", menu[i]});
-  if (rng() % 4 == 0)
+  if (spurious)
     a.insert(a.end(), {"--inject", pick(rng, {std::string("spurious-wake:p=0.05"),
                                               std::string("spurious-wake:p=0.25")})});
   a.insert(a.end(), {"--watchdog", kTrialWatchdog, "--seed", fmt::format("{:#x}", t.seed)});

@@ -71,20 +71,29 @@ std::int64_t ThreadInjector::decide(std::size_t spec, InjectPoint p) {
   return decide_from(plan_.specs[spec], streams_[spec][int(p)], visit);
 }
 
-void ThreadInjector::act(const InjectSpec& s, std::int64_t ns) {
+std::int64_t ThreadInjector::act(const InjectSpec& s, std::int64_t ns) {
+  // What was paused is measured, not taken from the sample: a sleep
+  // overshoots by the timer slack and a wake-up's wait for a CPU.
+  auto paused = [](auto pause, std::int64_t ns) {
+    const auto t0 = std::chrono::steady_clock::now();
+    pause(ns);
+    return std::int64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count());
+  };
   switch (s.kind) {
-    case InjectKind::kYield: sched_yield(); break;
-    case InjectKind::kDelay: busy_wait(ns); break;
+    case InjectKind::kYield: sched_yield(); return 0;
+    case InjectKind::kDelay: return paused(busy_wait, ns);
     case InjectKind::kSleep:
-    case InjectKind::kLongHold: sleep_ns(ns); break;
-    case InjectKind::kStall:
+    case InjectKind::kLongHold: return paused(sleep_ns, ns);
+    case InjectKind::kStall: {
       // One thread frozen at a time: if another is stalled, this one is not.
-      if (!shared_.stall_taken.exchange(true)) {
-        sleep_ns(ns);
-        shared_.stall_taken.store(false);
-      }
-      break;
-    default: break;
+      if (shared_.stall_taken.exchange(true)) return 0;
+      const std::int64_t slept = paused(sleep_ns, ns);
+      shared_.stall_taken.store(false);
+      return slept;
+    }
+    default: return 0;
   }
 }
 
@@ -95,7 +104,8 @@ void ThreadInjector::at(InjectPoint p) {
     if (std::find(s.points.begin(), s.points.end(), p) == s.points.end()) continue;
     if (std::int64_t ns = decide(i, p)) {
       ++fired_[i][int(p)];
-      act(s, ns);
+      const std::int64_t paused = act(s, ns);
+      if (holds_lock_at(p)) holding_pause_ns_ += paused;
     }
   }
   // The stutter gate: workers stop between passes while it is closed.

@@ -56,19 +56,33 @@ class ThreadInjector {
 
   const InjectCounts& fired() const { return fired_; }
   const InjectCounts& visits() const { return visits_; }
+  // Time this thread spent in timed pauses (delay, sleep, long-hold, a
+  // stall it took) at a point where it holds the lock or is releasing it:
+  // time in which the lock's other threads may have been kept waiting by
+  // the injector rather than by the lock. The starvation verdict reads it.
+  std::int64_t holding_pause_ns() const { return holding_pause_ns_; }
 
   // The decision of the next visit of (spec, point): 0 = no, else the
   // injected time in ns (1 for kinds without a duration). Public for tests.
   std::int64_t decide(std::size_t spec, InjectPoint p);
 
  private:
-  void act(const InjectSpec& s, std::int64_t ns);
+  // Carries out one firing; returns the ns it paused (0 if it did not).
+  std::int64_t act(const InjectSpec& s, std::int64_t ns);
 
   const InjectionPlan& plan_;
   InjectShared& shared_;
   std::vector<std::array<std::mt19937_64, kInjectPointCount>> streams_;
   InjectCounts fired_, visits_;
+  std::int64_t holding_pause_ns_ = 0;
 };
+
+// The points at which the visiting thread holds the lock or is releasing
+// it: a pause there keeps the lock's waiters waiting.
+constexpr bool holds_lock_at(InjectPoint p) {
+  return p == InjectPoint::kInCs || p == InjectPoint::kBeforeRelease ||
+         p == InjectPoint::kMidRelease || p == InjectPoint::kBeforeWake;
+}
 
 // The stream of (spec, point) for a thread: splitmix64 of all four.
 std::uint64_t inject_stream_seed(std::uint64_t run_seed, int thread, std::size_t spec,

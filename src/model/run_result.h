@@ -77,6 +77,9 @@ struct ThreadResult {
   // --inject: per spec and point, how often the injector fired and how
   // often the point was visited (empty without injection).
   std::vector<std::array<std::uint64_t, kInjectPointCount>> inject_fired, inject_visits;
+  // --inject: time paused by the injector while holding or releasing the
+  // lock (ThreadInjector::holding_pause_ns); 0 without injection.
+  double injected_holding_s = 0;
   LockStat lockstat;  // --lockstat / --hist: this thread's acquisitions
 };
 
@@ -133,6 +136,10 @@ struct RunResult {
   // The share of the run's CPU time that other programs took: (cpus_busy_s
   // - user - sys) / (duration * CPUs used), in [0, 1]; -1 if unknown.
   double others_share = -1;
+  // The threads' injected_holding_s summed: how long injected pauses kept
+  // the lock held. Above kInjectedHoldingShare of the run, starvation is
+  // reported but not judged (model/verdict.h).
+  double injected_holding_s = 0;
 
   std::uint64_t violation_count = 0;
   std::uint64_t violations_by_kind[kViolationKindCount] = {};

@@ -105,6 +105,10 @@ void summarize_run(RunResult& r) {
                        : std::clamp((r.cpus_busy_s - r.user_s - r.sys_s) / (r.duration_s * cpus_used),
                                     0.0, 1.0);
   const bool machine_busy = r.others_share >= kOthersShare;
+  r.injected_holding_s = 0;
+  for (const auto& t : r.threads) r.injected_holding_s += t.injected_holding_s;
+  const bool injector_held = r.duration_s > 0 &&
+                             r.injected_holding_s >= kInjectedHoldingShare * r.duration_s;
   r.jain_readers = jain_index(reader_ops);
   r.jain_writers = jain_index(writer_ops);
 
@@ -137,8 +141,12 @@ void summarize_run(RunResult& r) {
       else if (machine_busy)
         why = fmt::format(" (not judged: other programs had {:.0f}% of the CPUs)",
                           100 * r.others_share);
+      else if (injector_held)
+        why = fmt::format(
+            " (not judged: injected pauses held the lock {} in all, over a {} run)",
+            seconds_text(r.injected_holding_s), seconds_text(r.duration_s));
       starved_promised |= s.cause == StarvationCause::kLock && promised &&
-                          !preemption_voids_promise && !machine_busy;
+                          !preemption_voids_promise && !machine_busy && !injector_held;
       ++r.starved_by_cause[int(s.cause)];
       std::string where;
       if (t.wall_s > 0 && t.on_cpu_s >= 0)

@@ -55,7 +55,8 @@ nlohmann::json run_json(const RunResult& r) {
                        {"involuntary_csw", t.involuntary_csw},
                        {"wall_s", t.wall_s},
                        {"on_cpu_s", t.on_cpu_s},
-                       {"runq_wait_s", t.runq_wait_s}});
+                       {"runq_wait_s", t.runq_wait_s},
+                       {"injected_holding_s", t.injected_holding_s}});
   nlohmann::json by_kind = nlohmann::json::object();
   for (int k = 0; k < kViolationKindCount; ++k)
     if (r.violations_by_kind[k]) by_kind[violation_kind_name(ViolationKind(k))] = r.violations_by_kind[k];
@@ -234,6 +235,7 @@ RunResult run_from(const nlohmann::json& j) {
     tr.wall_s = t.at("wall_s");
     tr.on_cpu_s = t.at("on_cpu_s");
     tr.runq_wait_s = t.at("runq_wait_s");
+    tr.injected_holding_s = t.value("injected_holding_s", 0.0);  // added later in schema 1
   }
   const nlohmann::json& v = j.at("violations");
   r.violation_count = v.at("count");

@@ -221,6 +221,7 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
         tl_injector = nullptr;
         slot.result.inject_fired = injector.fired();
         slot.result.inject_visits = injector.visits();
+        slot.result.injected_holding_s = double(injector.holding_pause_ns()) / 1e9;
       } else {
         worker_loop_body<true>(s, slot, index, false, pass);
       }
