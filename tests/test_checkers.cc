@@ -332,3 +332,47 @@ BOOST_AUTO_TEST_CASE(a_forgotten_downgrade_wakeup_fails_the_run) {
   BOOST_TEST(of(r, ViolationKind::kLostWakeup) >= 1u);
   BOOST_TEST(r.verdict == Verdict::kFail);
 }
+
+// No worker's progress counter has the page offset of the lock or of the
+// stop flag (4K aliasing: the loop loads the lock right after storing the
+// counter), however the heap placed the run's state; and a slot's blocks
+// are its own. Sizes from 1 to 200 threads, which wrap the page many times.
+BOOST_AUTO_TEST_CASE(worker_slots_never_share_a_page_offset_with_the_lock) {
+  using Blocks = WorkerSlots::Blocks;
+  for (int threads : {1, 2, 3, 31, 33, 200}) {
+    // A lock of 56 bytes (pthread_rwlock_t) at a few offsets within a page.
+    for (std::size_t lock_at : {0u, 128u, 0x980u, 4096u - 128u}) {
+      WorkerSlots slots(threads);
+      alignas(4096) static char page[8192];
+      const void* lock = page + lock_at;
+      const void* stop = page + (lock_at + 0x3e8) % 4096;
+      slots.avoid({{lock, 56}, {stop, 1}});
+      const Blocks avoided = WorkerSlots::blocks_of(lock, 56) | WorkerSlots::blocks_of(stop, 1);
+      BOOST_TEST(std::popcount(avoided) == 2);
+      for (int i = 0; i < threads; ++i) {
+        const Blocks mine = WorkerSlots::blocks_of(&slots[i], 16);  // ops, phase, tid
+        BOOST_TEST((mine & avoided) == 0u, "thread " << i << " of " << threads << ", lock at "
+                                                     << lock_at);
+        BOOST_TEST(reinterpret_cast<std::uintptr_t>(&slots[i]) % alignof(WorkerSlot) == 0u);
+        if (i > 0) BOOST_TEST(&slots[i] >= &slots[i - 1] + 1);  // no overlap
+      }
+    }
+  }
+  // Ranges that cover more than half a page: only the first one is avoided.
+  WorkerSlots big(40);
+  alignas(4096) static char huge[4096 * 2];
+  big.avoid({{huge + 256, 10}, {huge + 1024, 3000}});
+  for (int i = 0; i < 40; ++i)
+    BOOST_TEST((WorkerSlots::blocks_of(&big[i], 16) & WorkerSlots::blocks_of(huge + 256, 10)) ==
+               0u);
+}
+
+// In a real run the lock and the stop flag are what the slots avoid.
+BOOST_AUTO_TEST_CASE(a_run_places_its_slots_away_from_its_lock) {
+  Scenario sc = test::short_scenario(machine(), 3, 2, std::chrono::milliseconds(10));
+  LockRunShared<RwsemXadd<>> s(sc);
+  const auto avoided = WorkerSlots::blocks_of(&s.lock, sizeof s.lock) |
+                       WorkerSlots::blocks_of(&s.stop, 1);
+  for (int i = 0; i < sc.threads(); ++i)
+    BOOST_TEST((WorkerSlots::blocks_of(&s.slots[i], 16) & avoided) == 0u);
+}

@@ -36,6 +36,9 @@ struct LockRunShared : RunShared {
         lock(make_lock<Lock>(s)),
         inject(s.injection ? std::make_unique<InjectShared>(s.injection->specs.size()) : nullptr) {
     if (inject) inject->run_stop = &stop;
+    // The lock first: the loop loads it right after storing its progress.
+    slots.avoid({{&lock, sizeof lock}, {&stop, sizeof stop}, {&bound, sizeof bound},
+                 {&exclusion, sizeof exclusion}, {&record, sizeof record}});
   }
   // On lines of its own, as a lone lock on the heap would be: the harness's
   // state around it must not share (or falsely contend for) its lines.

@@ -4,8 +4,10 @@
 
 #include <sched.h>
 
+#include <bit>
 #include <chrono>
 #include <condition_variable>
+#include <new>
 #include <optional>
 
 #include <fmt/format.h>
@@ -44,8 +46,52 @@ const char* phase_name(Phase p) {
 
 RunShared::RunShared(const Scenario& s)
     : scenario(s),
-      slots(new WorkerSlot[size_t(s.threads())]),
+      slots(s.threads()),
       violations(s.fail_fast ? &stop : nullptr) {}
+
+WorkerSlots::WorkerSlots(int n) : n_(n) { place(0); }
+
+WorkerSlots::~WorkerSlots() { release(); }
+
+void WorkerSlots::release() {
+  for (WorkerSlot* s : at_) s->~WorkerSlot();
+  at_.clear();
+  ::operator delete(storage_, std::align_val_t(kPage));
+  storage_ = nullptr;
+}
+
+WorkerSlots::Blocks WorkerSlots::blocks_of(const void* p, std::size_t bytes) {
+  constexpr std::size_t kBlocks = kPage / kBlock;
+  if (bytes >= kPage) return ~Blocks(0);
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  Blocks b = 0;
+  for (std::uintptr_t at = a - a % kBlock; at < a + std::max<std::size_t>(bytes, 1); at += kBlock)
+    b |= Blocks(1) << (at % kPage / kBlock % kBlocks);
+  return b;
+}
+
+void WorkerSlots::avoid(std::initializer_list<std::pair<const void*, std::size_t>> ranges) {
+  Blocks all = 0;
+  for (const auto& [p, bytes] : ranges) all |= blocks_of(p, bytes);
+  if (std::popcount(all) > int(kPage / kBlock / 2) && ranges.size() > 0)
+    all = blocks_of(ranges.begin()->first, 1);
+  release();
+  place(all);
+}
+
+void WorkerSlots::place(Blocks avoided) {
+  // Offsets from a page-aligned base: skip any block whose page offset is avoided.
+  std::vector<std::size_t> offsets;
+  std::size_t at = 0;
+  for (int i = 0; i < n_; ++i) {
+    while (avoided >> (at % kPage / kBlock) & 1) at += kBlock;
+    offsets.push_back(at);
+    at += sizeof(WorkerSlot);
+  }
+  storage_ = ::operator new(std::max<std::size_t>(at, 1), std::align_val_t(kPage));
+  for (std::size_t off : offsets)
+    at_.push_back(new (static_cast<char*>(storage_) + off) WorkerSlot());
+}
 
 ThreadUsage::ThreadUsage()
     : wall_start_(Clock::now()), sched_start_(read_thread_sched_times()) {

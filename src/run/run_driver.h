@@ -13,12 +13,14 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "injectors/injection.h"
@@ -61,6 +63,48 @@ struct alignas(kCacheLinePad) WorkerSlot {
   ThreadResult result;
 };
 
+// The workers' slots, each placed so that the page offset of its first
+// 128 bytes (`ops`, `phase`, `tid`: stored every pass) differs from every
+// range avoid() was given: the lock and the flags the loop reads. A core
+// matches a load against earlier stores by the low 12 address bits first,
+// so a load of the lock 4 KiB-aliased with the store of the progress
+// counter just before it waits as if it depended on it. Placed by the
+// heap, the two aliased for some command lines and not others (a longer
+// --csv path moved the lock): pthread-rwlock at 1 reader lost 7-10%
+// against liburcu's test_rwlock in those (docs/PERFORMANCE.md, "Against
+// the anchors"). Slot i is then at the i-th 128-byte block, in address
+// order, whose page offset no range covers; if the ranges cover more than
+// half a page, only the first one (the lock's first block) is avoided.
+class WorkerSlots {
+ public:
+  explicit WorkerSlots(int n);
+  ~WorkerSlots();
+  WorkerSlots(const WorkerSlots&) = delete;
+  WorkerSlots& operator=(const WorkerSlots&) = delete;
+
+  // Before the workers start: ranges whose page offsets no slot may share,
+  // the most important first. Re-places the slots (they must be untouched).
+  void avoid(std::initializer_list<std::pair<const void*, std::size_t>> ranges);
+
+  WorkerSlot& operator[](int i) { return *at_[std::size_t(i)]; }
+  const WorkerSlot& operator[](int i) const { return *at_[std::size_t(i)]; }
+
+  static constexpr std::size_t kPage = 4096;
+  static constexpr std::size_t kBlock = kCacheLinePad;
+  using Blocks = std::uint64_t;  // bit b: page offsets [b * kBlock, (b + 1) * kBlock)
+  static_assert(kPage / kBlock <= 64);
+  // The blocks a range covers (all of them for a range of a page or more).
+  static Blocks blocks_of(const void* p, std::size_t bytes);
+
+ private:
+  void place(Blocks avoided);
+  void release();
+
+  int n_;
+  void* storage_ = nullptr;
+  std::vector<WorkerSlot*> at_;
+};
+
 struct RunShared {
   explicit RunShared(const Scenario& s);
 
@@ -68,7 +112,7 @@ struct RunShared {
   std::atomic<bool> stop{false};
   std::atomic<bool> go{false};
   std::atomic<int> ready{0};
-  std::unique_ptr<WorkerSlot[]> slots;
+  WorkerSlots slots;
   ViolationLog violations;
   ExclusionCheck exclusion;
   ProtectedRecord record;

@@ -37,11 +37,12 @@ class ThreadNodes {
 
  private:
   struct Pool {
-    Node nodes[kNodesPerThread];
+    Node nodes[kNodesPerThread]{};
     std::uint32_t used = 0;
   };
+  // Constant-initialised: no first-use guard to test in every lock().
   static Pool& pool() noexcept {
-    static thread_local Pool p;
+    static thread_local constinit Pool p;
     return p;
   }
 };
