@@ -92,7 +92,9 @@ void summarize_run(RunResult& r) {
   }
   r.user_s = r.sys_s = 0;
   r.voluntary_csw = r.involuntary_csw = 0;
+  r.injected_holding_s = 0;
   for (const auto& t : r.threads) {
+    r.injected_holding_s += t.injected_holding_s;
     r.user_s += t.user_s;
     r.sys_s += t.sys_s;
     r.voluntary_csw += t.voluntary_csw;
@@ -105,8 +107,6 @@ void summarize_run(RunResult& r) {
                        : std::clamp((r.cpus_busy_s - r.user_s - r.sys_s) / (r.duration_s * cpus_used),
                                     0.0, 1.0);
   const bool machine_busy = r.others_share >= kOthersShare;
-  r.injected_holding_s = 0;
-  for (const auto& t : r.threads) r.injected_holding_s += t.injected_holding_s;
   const bool injector_held = r.duration_s > 0 &&
                              r.injected_holding_s >= kInjectedHoldingShare * r.duration_s;
   r.jain_readers = jain_index(reader_ops);
