@@ -117,9 +117,8 @@ class ProtectedRecord {
  public:
   static constexpr int kWords = 32;  // 256 bytes: four 64-byte cache lines
 
-  void write(std::uint64_t value) {
-    for (auto& w : words_) w.store(value, std::memory_order_relaxed);
-  }
+  // Stores `value` in every word.
+  void write(std::uint64_t value);
 
   // Stores only the first `count` words: lets tests build a torn record.
   void write_prefix(std::uint64_t value, int count) {
@@ -134,6 +133,12 @@ class ProtectedRecord {
                    ViolationLog& log) const;
 
  private:
+  // Whether every word equals `v`: the test a hold makes, twice.
+  bool all_equal(std::uint64_t v) const;
+  // After all_equal failed: the first word from `from` on that is not `v`,
+  // read again one by one, and its value; -1 if they all are `v` by now.
+  int first_other_than(std::uint64_t v, int from, std::uint64_t& seen) const;
+
   alignas(kCacheLinePad) std::array<std::atomic<std::uint64_t>, kWords> words_{};
 };
 

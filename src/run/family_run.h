@@ -9,7 +9,6 @@
 #include <sched.h>
 
 #include <memory>
-#include <random>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "model/run_result.h"
 #include "model/scenario.h"
 #include "model/verdict.h"
+#include "platform/splitmix.h"
 #include "run/checkers.h"
 #include "run/liveness_probe.h"
 #include "run/lockstat_recorder.h"
@@ -46,6 +46,10 @@ struct LockRunShared : RunShared {
   alignas(kCacheLinePad) SemaphoreBoundCheck bound;
   std::unique_ptr<InjectShared> inject;
 };
+
+// A worker's pass decisions (trylock, downgrade, nesting) come from its own
+// stream, seeded from the run seed (thread_seed).
+using PassRng = SplitMixStream;
 
 // A worker-loop injection point: nothing at all in the plain instantiation.
 template <bool kInstrumented>
@@ -137,7 +141,7 @@ inline constexpr unsigned kTryEvery = 16;
 // lock has one (falling back to the blocking call when it fails), otherwise
 // through the blocking call.
 template <bool kInstrumented, bool kHasTrylock, class TryFn, class BlockFn>
-inline void acquire(WorkerSlot& slot, std::mt19937_64& rng, std::uint32_t try_mask,
+inline void acquire(WorkerSlot& slot, PassRng& rng, std::uint32_t try_mask,
                     Phase try_phase, Phase block_phase, TryFn try_lock, BlockFn block) {
   measure_request<kInstrumented>();
   if constexpr (kHasTrylock) {
@@ -166,7 +170,7 @@ template <bool kPhases, class Lock, class Pass>
 void worker_loop_body(LockRunShared<Lock>& s, WorkerSlot& slot, int index, bool inject,
                       Pass pass) {
   const Scenario& sc = s.scenario;
-  std::mt19937_64 rng(thread_seed(sc.seed, index));
+  PassRng rng(thread_seed(sc.seed, index));
   std::uint64_t ops = 0;
   // Locals, not loads through `sc`: after a call into a library lock the
   // compiler must reload anything reachable from shared memory, every pass.
@@ -253,7 +257,7 @@ void unchecked_worker(const std::shared_ptr<LockRunShared<Lock>>& shared, int in
   auto run_as = [&]<bool kShared>() {
     worker_loop<kInstrumented, kInstrumented>(
         shared, index,
-        [&lock, cs, acquiring, holding](WorkerSlot& slot, std::mt19937_64&, std::uint64_t) {
+        [&lock, cs, acquiring, holding](WorkerSlot& slot, PassRng&, std::uint64_t) {
           unchecked_pass<kInstrumented>(
               slot, cs, acquiring, holding, [&] { acquire_as<kShared>(lock); },
               [&] { release_as<kShared>(lock); });

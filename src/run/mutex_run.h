@@ -10,7 +10,6 @@
 
 #include <sched.h>
 
-#include <random>
 #include <thread>
 
 #include "run/family_run.h"
@@ -19,7 +18,7 @@
 namespace rwstress {
 
 template <bool kInstrumented, class Lock>
-void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng,
+void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng& rng,
                 std::uint64_t seq) {
   maybe_inject<kInstrumented>(InjectPoint::kBeforeAcquire);
   acquire<kInstrumented, HasTrylock<Lock>>(
@@ -48,7 +47,7 @@ template <class Lock, bool kInstrumented>
 void mutex_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
   family_worker<Lock, kInstrumented>(
-      shared, index, [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
+      shared, index, [&](WorkerSlot& slot, PassRng& rng, std::uint64_t seq) {
         mutex_pass<kInstrumented>(s, index, slot, rng, seq);
       });
 }

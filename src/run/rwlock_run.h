@@ -12,7 +12,6 @@
 #pragma once
 
 #include <climits>
-#include <random>
 #include <type_traits>
 #include <thread>
 
@@ -46,7 +45,7 @@ void check_snapshot(LockRunShared<Lock>& s, int index, ThreadResult& r) {
 }
 
 template <bool kInstrumented, class Lock>
-void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng) {
+void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng& rng) {
   ThreadResult& r = slot.result;
   maybe_inject<kInstrumented>(InjectPoint::kBeforeAcquire);
   if constexpr (SnapshotReads<Lock>) {
@@ -76,7 +75,7 @@ void rw_reader_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt
 }
 
 template <bool kInstrumented, class Lock>
-void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng,
+void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng& rng,
                     std::uint64_t seq) {
   ThreadResult& r = slot.result;
   maybe_inject<kInstrumented>(InjectPoint::kBeforeAcquire);
@@ -127,7 +126,7 @@ void rw_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
   const bool writer = index >= s.scenario.readers;
   family_worker<Lock, kInstrumented>(
-      shared, index, [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
+      shared, index, [&](WorkerSlot& slot, PassRng& rng, std::uint64_t seq) {
         if (writer)
           rw_writer_pass<kInstrumented>(s, index, slot, rng, seq);
         else

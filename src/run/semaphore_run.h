@@ -8,7 +8,6 @@
 #pragma once
 
 #include <chrono>
-#include <random>
 #include <thread>
 
 #include "run/family_run.h"
@@ -28,7 +27,7 @@ bool try_down_or_timeout(Lock& lock, std::uint64_t seq) {
 }
 
 template <bool kInstrumented, class Lock>
-void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, std::mt19937_64& rng,
+void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng& rng,
                     std::uint64_t seq) {
   ThreadResult& r = slot.result;
   maybe_inject<kInstrumented>(InjectPoint::kBeforeAcquire);
@@ -58,7 +57,7 @@ template <class Lock, bool kInstrumented>
 void semaphore_worker(std::shared_ptr<LockRunShared<Lock>> shared, int index) {
   LockRunShared<Lock>& s = *shared;
   family_worker<Lock, kInstrumented>(
-      shared, index, [&](WorkerSlot& slot, std::mt19937_64& rng, std::uint64_t seq) {
+      shared, index, [&](WorkerSlot& slot, PassRng& rng, std::uint64_t seq) {
         semaphore_pass<kInstrumented>(s, index, slot, rng, seq);
       });
 }

@@ -57,26 +57,34 @@ template <class Node>
 class SpareNode {
  public:
   static Node* take() {
-    Node* n = slot().node;
-    slot().node = nullptr;
-    return n ? n : new Node;
+    Node* n = spare_;
+    spare_ = nullptr;
+    return n ? n : fresh();
   }
   static void keep(Node* n) noexcept {
-    if (slot().node)
+    if (spare_)
       delete n;
     else
-      slot().node = n;
+      spare_ = n;
   }
 
  private:
-  struct Slot {
-    Node* node = nullptr;
-    ~Slot() { delete node; }
+  // Frees the thread's spare when the thread exits. A thread's first take()
+  // finds the slot empty and comes here, before it can keep any node, so
+  // every thread that ever holds a spare has its reaper.
+  struct Reaper {
+    ~Reaper() {
+      delete spare_;
+      spare_ = nullptr;
+    }
   };
-  static Slot& slot() noexcept {
-    static thread_local Slot s;
-    return s;
+  static Node* fresh() {
+    static thread_local Reaper reaper;  // registered here, off the lock's path
+    return new Node;
   }
+  // Constant-initialised and trivially destructible: no first-use guard to
+  // test in every lock() (a thread_local with a destructor has one).
+  static inline constinit thread_local Node* spare_ = nullptr;
 };
 
 }  // namespace rwstress
