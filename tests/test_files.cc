@@ -6,6 +6,8 @@
 
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -198,12 +200,19 @@ BOOST_AUTO_TEST_CASE(binary_sigint_finishes_every_report_marked_interrupted) {
     BOOST_REQUIRE(doc["runs"].size() == 1u);  // the run cut short; ticket never started
     BOOST_TEST(doc["runs"][0]["interrupted"] == true);
     BOOST_TEST(doc["runs"][0]["duration_s"].get<double>() < 10.0);
+    // A run cut short proves nothing by passing: INTERRUPTED, run and session.
+    BOOST_TEST(doc["runs"][0]["verdict"] == "INTERRUPTED");
+    BOOST_TEST(doc["verdict"] == "INTERRUPTED");
+    BOOST_TEST(doc["complete"] == true);
     const std::string c = test::slurp(csv);
     BOOST_TEST(std::count(c.begin(), c.end(), '\n') == 2);
+    BOOST_TEST(c.find(",INTERRUPTED,") != std::string::npos);
+    BOOST_TEST(c.find(",PASS,") == std::string::npos);
     BOOST_TEST(c.find(",yes\n") != std::string::npos);
     const std::string x = test::slurp(xml);
     BOOST_TEST(x.find("</testsuites>") != std::string::npos);
     BOOST_TEST(x.find("name=\"interrupted\"") != std::string::npos);
+    BOOST_TEST(x.find("type=\"INTERRUPTED\"") != std::string::npos);  // not a green suite
   }
 }
 
@@ -215,4 +224,117 @@ BOOST_AUTO_TEST_CASE(binary_failed_stdout_or_report_is_an_error_exit) {
   const std::string cmd = std::string(bin) + " --lock xadd --duration 100ms >/dev/full 2>/dev/null";
   const int status = std::system(cmd.c_str());
   BOOST_TEST(WEXITSTATUS(status) == 2);
+}
+
+// Every file rwstress writes, aimed at a planted link or a device copy:
+// the link's target and the device stay as they were.
+BOOST_AUTO_TEST_CASE(binary_every_writer_leaves_planted_links_and_devices_alone) {
+  ScratchDir dir;
+  std::ofstream(dir / "victim") << "victim";
+  const bool root = geteuid() == 0;
+  const std::string device = dir / "null-copy";
+  if (root) BOOST_REQUIRE(mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0);
+  // Each writer's output name with a link planted at the old fixed
+  // temporary name beside it.
+  for (const char* name_text : {"r.json", "r.csv", "r.xml", "p-hold.dat", "p-hold.gp", "p-hold.svg",
+                                 "p-hold.png", "fz.json", "fz.xml"}) {
+    const std::string name = name_text;
+    for (const std::string& planted : std::vector<std::string>{name + ".tmp", "." + name + ".tmp"})
+      fs::create_symlink(dir / "victim", dir / planted);
+  }
+  test::ProcessResult r = test::run_rwstress(
+      "--lock xadd --duration 100ms --hist hold --json " + (dir / "r.json") + " --csv " +
+      (dir / "r.csv") + " --junit " + (dir / "r.xml") + " --plot " + (dir / "p"));
+  BOOST_TEST(r.exit_code == 0, r.err);
+  test::ProcessResult f = test::run_rwstress("fuzz --lock busted-noop --trials 1 --trial-time 100ms "
+                                             "--reproduce 1 --shrink-time 0 --out " + (dir / "camp") +
+                                             " --json " + (dir / "fz.json") + " --junit " + (dir / "fz.xml"));
+  BOOST_TEST(f.exit_code == 1, f.out << f.err);
+  BOOST_TEST(fs::exists(dir / "fz.json"));
+  BOOST_TEST(test::slurp(dir / "victim") == "victim");
+  if (root) {
+    for (const std::string flag : {"--json", "--csv", "--junit"}) {
+      test::ProcessResult d = test::run_rwstress("--lock xadd --duration 50ms " + flag + " " + device);
+      BOOST_TEST(d.exit_code == 0, flag << ": " << d.err);
+      BOOST_TEST(is_char_device(device), flag);
+    }
+    for (const std::string flag : {"--json", "--junit"}) {
+      test::ProcessResult d = test::run_rwstress("fuzz --lock xadd --trials 1 --trial-time 50ms " + flag + " " + device);
+      BOOST_TEST(d.exit_code == 0, flag << ": " << d.err);
+      BOOST_TEST(is_char_device(device), flag);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(binary_outputs_that_are_one_file_spelled_twice_are_refused) {
+  ScratchDir dir;
+  fs::create_symlink(dir / "a.out", dir / "link");  // dangling: a.out is not made yet
+  for (const std::string& args :
+       {"--json " + (dir / "a.out") + " --csv " + (dir / "link"),
+        "--hist hold --plot " + (dir / "pp") + " --json " + (dir / "pp-hold.svg"),
+        "--hist hold --plot " + (dir / "pp") + " --csv " + (dir / "pp-wait.dat")}) {
+    test::ProcessResult r = test::run_rwstress("--lock xadd --duration 5s " + args);
+    BOOST_TEST(r.exit_code == 2, args);
+    BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, args << ": " << r.err);
+    BOOST_TEST(r.out.find("xadd ") == std::string::npos, args);  // nothing ran
+  }
+}
+
+BOOST_AUTO_TEST_CASE(binary_a_fifo_without_a_reader_is_said_not_waited_for) {
+  ScratchDir dir;
+  BOOST_REQUIRE(mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  test::ProcessResult r =
+      test::run_rwstress("--lock xadd --duration 50ms --json " + (dir / "fifo"), "timeout -s KILL 30 ");
+  BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(r.err.find("no process is reading it") != std::string::npos, r.err);
+}
+
+// The user's file is left alone until there is a run to put in its place,
+// and a snapshot taken mid-session claims no verdict.
+BOOST_AUTO_TEST_CASE(binary_an_existing_report_is_kept_until_runs_replace_it) {
+  ScratchDir dir;
+  const std::string json = dir / "keep.json";
+  std::ofstream(json) << "{\"mine\": 1}\n";
+  const char* bin = std::getenv("RWSTRESS_BIN");
+  BOOST_REQUIRE(bin);
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    execl(bin, "rwstress", "--lock", "ticket", "--threads", "2", "--duration", "400ms", "--repeat",
+          "10", "--json", json.c_str(), nullptr);
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  BOOST_TEST(test::slurp(json) == "{\"mine\": 1}\n");  // the first run has not ended
+  // Snapshots while runs go on: never a session verdict.
+  bool saw_snapshot = false;
+  for (int i = 0; i < 40; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::string text = test::slurp(json);
+    if (text.find("\"mine\"") != std::string::npos) continue;
+    nlohmann::json doc = nlohmann::json::parse(text);
+    BOOST_TEST(doc["complete"] == false);
+    BOOST_TEST(doc["verdict"] == "INCOMPLETE");
+    BOOST_TEST(doc["runs"].size() >= 1u);
+    saw_snapshot = true;
+    break;
+  }
+  BOOST_TEST(saw_snapshot);
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  nlohmann::json left = nlohmann::json::parse(test::slurp(json));
+  BOOST_TEST(left["complete"] == false);  // a kill -9 leaves no claim of a passing session
+  BOOST_TEST(left["verdict"] == "INCOMPLETE");
+}
+
+BOOST_AUTO_TEST_CASE(binary_a_sweep_that_can_run_no_point_is_a_usage_error) {
+  ScratchDir dir;
+  const int too_many = int(std::thread::hardware_concurrency()) + 1;
+  test::ProcessResult r = test::run_rwstress("sweep --lock xadd --duration 50ms --cpus " +
+                                             std::to_string(too_many) + " --json " + (dir / "s.json"));
+  BOOST_TEST(r.exit_code == 2, r.out << r.err);
+  BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, r.err);
+  BOOST_TEST(!fs::exists(dir / "s.json"));
 }

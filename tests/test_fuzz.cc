@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -391,10 +392,23 @@ BOOST_AUTO_TEST_CASE(jobs_run_trials_side_by_side_on_disjoint_cpus_and_a_termina
 // SIGINT kills at once, by design.
 BOOST_AUTO_TEST_CASE(sigint_stops_the_campaign_cleanly) {
   ScratchDir dir;
+  const std::string json = dir / "summary.json", xml = dir / "summary.xml";
+  const std::string out = (dir.path / "camp").string();
   ProcessResult r = run_rwstress("fuzz --trials 50 --seed 5 --lock ticket,xadd --trial-time 500ms"
-                                 " --out " + dir.path.string(),
+                                 " --out " + out + " --json " + json + " --junit " + xml,
                                  "timeout --foreground --preserve-status -s INT 2 ");
   BOOST_TEST(r.exit_code == 130, r.out + r.err);
+  // The summaries say the campaign was cut short: not complete, trials
+  // owed, and an error case that keeps the JUnit suite from going green.
+  nlohmann::json doc = nlohmann::json::parse(slurp(json));
+  BOOST_TEST(doc["complete"] == false);
+  BOOST_TEST(doc["interrupted_by"] == "SIGINT");
+  BOOST_TEST(doc["trials_owed"].get<std::uint64_t>() > 0u);
+  const std::string junit = slurp(xml);
+  BOOST_TEST(junit.find("type=\"INCOMPLETE\"") != std::string::npos, junit);
+  BOOST_TEST(junit.find("errors=\"1\"") != std::string::npos, junit);
+  BOOST_TEST(r.out.find("campaign incomplete: interrupted by SIGINT") != std::string::npos, r.out);
+  dir.path = out;  // the campaign's own directory from here on
   BOOST_TEST(r.out.find("interrupted by SIGINT after") != std::string::npos, r.out);
   const std::vector<std::string> log = lines_of(dir.path / "trials.jsonl");
   for (const std::string& line : log) BOOST_TEST(nlohmann::json::accept(line), line);
@@ -406,6 +420,51 @@ BOOST_AUTO_TEST_CASE(sigint_stops_the_campaign_cleanly) {
                                        "timeout --foreground --preserve-status -s INT 3 ");
   const auto trials = trials_of(dir.path.string());
   BOOST_TEST(trials.count(interrupted) == 1u);
+  dir.path = fs::path(out).parent_path();
+}
+
+// A resumed campaign that runs every trial it owed is complete, with no
+// interrupted trial left in its count.
+BOOST_AUTO_TEST_CASE(a_complete_resume_owes_nothing) {
+  ScratchDir dir;
+  const std::string out = dir / "camp", json = dir / "s.json";
+  ProcessResult r = run_rwstress("fuzz --trials 6 --seed 9 --lock ticket --trial-time 300ms --out " + out,
+                                 "timeout --foreground --preserve-status -s INT 1.2 ");
+  BOOST_TEST(r.exit_code == 130, r.out + r.err);
+  ProcessResult resumed = run_rwstress("fuzz --resume " + out + " --json " + json);
+  BOOST_TEST(resumed.exit_code == 0, resumed.out + resumed.err);
+  nlohmann::json doc = nlohmann::json::parse(slurp(json));
+  BOOST_TEST(doc["complete"] == true);
+  BOOST_TEST(doc["interrupted"] == 0);
+  BOOST_TEST(doc["trials_owed"] == 0);
+  BOOST_TEST(doc["trials"] == 6);
+}
+
+// --time is the whole campaign's budget: the reruns and shrinking of its
+// findings included.
+BOOST_AUTO_TEST_CASE(time_bounds_the_campaign_reproduction_and_shrinking_included) {
+  ScratchDir dir;
+  const auto t0 = std::chrono::steady_clock::now();
+  ProcessResult r = run_rwstress("fuzz --time 6s --seed 3 --lock busted-noop,busted-racy-tas,busted-lying-trylock "
+                                 "--trial-time 200ms --reproduce 3 --shrink-time 60s --json " + (dir / "s.json"));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  BOOST_TEST(r.exit_code == 1, r.out + r.err);
+  BOOST_TEST(took < 6 + 4.0, "took " << took << "s:\n" << r.out);  // a trial's length of slack, and startup
+  nlohmann::json doc = nlohmann::json::parse(slurp(dir / "s.json"));
+  BOOST_TEST(doc["findings"].size() >= 1u);
+  BOOST_TEST(doc["complete"] == true);
+}
+
+// A reproducer names its plugin absolutely: it runs from any directory.
+BOOST_AUTO_TEST_CASE(a_reproducer_names_a_relative_plugin_absolutely) {
+  ScratchDir dir;
+  fs::copy_file(plugin("crashing_plugin"), dir.path / "crash.so");
+  ProcessResult r = run_rwstress("--plugin ./crash.so fuzz --lock crash-segv --trials 1 "
+                                 "--trial-time 200ms --reproduce 0 --out camp",
+                                 "cd " + dir.path.string() + " && ");
+  BOOST_TEST(r.exit_code == 4, r.out + r.err);
+  const std::string script = slurp(first_repro(dir.path / "camp"));
+  BOOST_TEST(script.find("--plugin " + (dir.path / "crash.so").string()) != std::string::npos, script);
 }
 
 }  // namespace

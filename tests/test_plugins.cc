@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -73,6 +74,12 @@ BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
       {"bad_init_fails", "init returned -22"},
       {"bad_no_symbol", "exports no rwstress_plugin_v1"},
       {"bad_empty", "lists no locks"},
+      // What runs at load time runs in a child first: refused by name.
+      {"bad_init_segv", "crashed: SIGSEGV"},
+      {"bad_init_hang", "gave nothing within 10s"},
+      {"bad_init_exit", "exited with status 0"},
+      {"bad_ctor_segv", "crashed: SIGSEGV"},
+      {"bad_ctor_exit", "exited with status 0"},
   };
   for (const auto& [name, why] : cases) {
     ProcessResult r = run_rwstress("--plugin " + plugin(name) + " --lock xadd --duration 100ms");
@@ -81,6 +88,13 @@ BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
     BOOST_TEST(r.err.find("--plugin " + plugin(name)) != std::string::npos, r.err);
     BOOST_TEST(r.err.find(why) != std::string::npos, name << ": " << r.err);
     BOOST_TEST(r.out.empty(), name << ": ran anyway");
+  }
+  for (const char* name : {"bad_init_segv", "bad_ctor_exit"}) {  // list and validate, too
+    for (const std::string& cmd : {std::string(" list"), std::string(" validate --lock x --time 1s")}) {
+      ProcessResult r = run_rwstress("--plugin " + plugin(name) + cmd);
+      BOOST_TEST(r.exit_code == 2, name << cmd);
+      BOOST_TEST(lines(r.err) == 1, name << cmd << ": " << r.err);
+    }
   }
   ProcessResult missing = run_rwstress("--plugin /nonexistent/x.so list");
   BOOST_TEST(missing.exit_code == 2);
@@ -222,6 +236,26 @@ BOOST_AUTO_TEST_CASE(a_crashing_plugin_lock_is_a_crash_run_and_the_others_are_ke
                                       " --lock c-mutex-broken --threads 4 --duration 300ms");
   BOOST_TEST(broken.exit_code == 1, broken.out + broken.err);
   BOOST_TEST(broken.out.find("writer-exclusion") != std::string::npos, broken.out);
+}
+
+// A lock that calls exit() mid-run has ended the run as surely as a
+// SIGSEGV: CRASH in the main run and in validate alike; and a run's result
+// counts when it arrives, even with a descendant still holding the pipe.
+BOOST_AUTO_TEST_CASE(an_exiting_lock_is_a_crash_everywhere_and_a_lingering_grandchild_is_no_hang) {
+  ProcessResult run = run_rwstress("--plugin " + plugin("crashing_plugin") +
+                                   " --lock exit-200 --threads 2 --duration 200ms");
+  BOOST_TEST(run.exit_code == 4, run.out + run.err);
+  BOOST_TEST(run.out.find("exited with status 0 and no readable result") != std::string::npos, run.out);
+  ProcessResult val = run_rwstress("--plugin " + plugin("crashing_plugin") +
+                                   " validate --lock exit-200 --time 3s");
+  BOOST_TEST(val.exit_code == 4, val.out + val.err);
+  BOOST_TEST(val.out.find(" HANG") == std::string::npos, val.out);
+  const auto t0 = std::chrono::steady_clock::now();
+  ProcessResult fork = run_rwstress("--plugin " + plugin("crashing_plugin") +
+                                    " --lock fork-sleeper --threads 2 --duration 200ms");
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  BOOST_TEST(fork.exit_code == 0, fork.out + fork.err);
+  BOOST_TEST(took < 20.0, "took " << took << "s");
 }
 
 BOOST_AUTO_TEST_CASE(validate_refuses_bad_input) {

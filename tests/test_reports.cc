@@ -133,6 +133,7 @@ Report sample_report() {
   r.host_summary = "test host";
   r.plan.cpus = {0, 1};
   r.runs = sample_runs();
+  r.complete = true;  // a finished session
   return r;
 }
 

@@ -16,6 +16,7 @@
 #include <fmt/ranges.h>
 
 #include "platform/printable.h"
+#include "report/report.h"
 #include "registry/registry.h"
 #include "run/run_driver.h"
 
@@ -115,17 +116,31 @@ std::string output_paths_error(const RunConfig& cfg, const CLI::App& app) {
   namespace fs = std::filesystem;
   std::vector<std::pair<const char*, const std::string*>> files = {
       {"--json", &cfg.json_path}, {"--csv", &cfg.csv_path}, {"--junit", &cfg.junit_path}};
-  std::vector<std::pair<const char*, fs::path>> seen;
+  // Compared by the file each names (device and inode, or the path a chain
+  // of links leads to), not by spelling: `--csv link` to the --json file is
+  // the same file.
+  std::vector<std::pair<const char*, std::string>> seen;
   for (auto [flag, path] : files) {
     if (app.count(flag) == 0) continue;
     if (path->empty()) return fmt::format("{}: an empty path", flag);
-    std::error_code ec;
-    fs::path where = fs::weakly_canonical(fs::absolute(*path, ec), ec);
-    if (ec) where = *path;
-    for (const auto& [other, other_path] : seen)
-      if (other_path == where)
-        return fmt::format("{} and {} name the same file '{}'", other, flag, *path);
-    seen.emplace_back(flag, where);
+    const std::string id = file_identity(*path);
+    for (const auto& [other, other_id] : seen)
+      if (other_id == id) return fmt::format("{} and {} name the same file '{}'", other, flag, *path);
+    seen.emplace_back(flag, id);
+  }
+  // --plot PREFIX makes PREFIX-NAME.dat, .gp, .svg and .png: none of them
+  // may be a report file.
+  if (app.count("--plot") > 0 && !cfg.plot_prefix.empty()) {
+    const fs::path prefix = resolved_path(cfg.plot_prefix);
+    for (auto [flag, path] : files) {
+      if (app.count(flag) == 0) continue;
+      const fs::path file = resolved_path(*path);
+      const std::string name = file.filename().string(), stem = prefix.filename().string() + "-";
+      const std::string ext = file.extension().string();
+      if (file.parent_path() == prefix.parent_path() && name.rfind(stem, 0) == 0 &&
+          (ext == ".dat" || ext == ".gp" || ext == ".svg" || ext == ".png"))
+        return fmt::format("{} '{}' is one of the files --plot {} makes", flag, *path, cfg.plot_prefix);
+    }
   }
   if (app.count("--plot") > 0) {
     const std::string& prefix = cfg.plot_prefix;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -27,6 +28,7 @@
 #include "platform/duration.h"
 #include "platform/interrupt.h"
 #include "platform/splitmix.h"
+#include "report/report.h"
 
 namespace rwstress {
 
@@ -139,6 +141,17 @@ std::string write_repro(const std::string& dir, const std::string& exe, const Fi
                         std::uint64_t campaign_seed) {
   std::vector<std::string> drawn = f.first_trial.argv;
   drawn[0] = exe;
+  // A reproducer is run from anywhere: a plugin named relative to the
+  // campaign's directory is named absolutely (the binary already is).
+  const auto absolute_plugins = [](std::vector<std::string>& argv) {
+    for (std::size_t i = 1; i + 1 < argv.size(); ++i)
+      if (argv[i] == "--plugin" && !argv[i + 1].empty() && argv[i + 1][0] != '/') {
+        std::error_code ec;
+        const std::filesystem::path abs = std::filesystem::absolute(argv[i + 1], ec);
+        if (!ec) argv[i + 1] = abs.lexically_normal().string();
+      }
+  };
+  absolute_plugins(drawn);
   std::string script = fmt::format(
       "#!/bin/sh\n# rwstress fuzz finding {}: {} {}{}, first in trial {} of campaign seed {:#x}\n",
       f.id, f.first_trial.lock, f.first_trial.verdict, kinds_text(f.first_trial.kinds),
@@ -151,6 +164,7 @@ std::string write_repro(const std::string& dir, const std::string& exe, const Fi
     if (!c.shrunk.empty() && c.shrunk_reproduced > 0) {
       run = c.shrunk;
       run[0] = exe;
+      absolute_plugins(run);
       script += fmt::format("# shrunk in {} step(s); it failed in {} of {} reruns{}\n", c.shrink_steps,
                             c.shrunk_reproduced, c.shrunk_runs,
                             c.shrunk_reproduced < c.shrunk_runs ? " (a timing bug: run it a few times)"
@@ -158,7 +172,7 @@ std::string write_repro(const std::string& dir, const std::string& exe, const Fi
     }
   }
   script += "exec " + shell_command(run) + "\n";
-  return write_file_atomically(fmt::format("{}/repro-{}.sh", dir, f.id), script, 0755);
+  return write_report_file(fmt::format("{}/repro-{}.sh", dir, f.id), script, 0777);
 }
 
 std::string rwstress_exe() {
@@ -182,18 +196,31 @@ int open_for_append(const std::string& path, std::uint64_t keep, std::string* er
 std::string write_summary_files(const RunConfig& cfg, const CampaignSummary& s,
                                 const nlohmann::json& header) {
   if (!cfg.json_path.empty())
-    if (std::string err = write_file_atomically(cfg.json_path, summary_json(s, header).dump(2), 0644);
+    if (std::string err = write_report_file(cfg.json_path, summary_json(s, header).dump(2) + "\n");
         !err.empty())
-      return err;
+      return "--json: " + err;
   if (!cfg.junit_path.empty())
-    if (std::string err = write_file_atomically(
-            cfg.junit_path, summary_junit(s, header.value("replay", std::string("rwstress fuzz"))), 0644);
+    if (std::string err = write_report_file(
+            cfg.junit_path, summary_junit(s, header.value("replay", std::string("rwstress fuzz"))));
         !err.empty())
-      return err;
+      return "--junit: " + err;
+  return "";
+}
+
+// --json and --junit, checked before the first trial: a summary that
+// cannot be written is said now, not after an hour of trials.
+std::string check_summary_paths(const RunConfig& cfg) {
+  for (const auto& [flag, path] : {std::pair{"--json", &cfg.json_path}, std::pair{"--junit", &cfg.junit_path}})
+    if (!path->empty())
+      if (std::string err = check_report_path(*path); !err.empty()) return fmt::format("{}: {}", flag, err);
   return "";
 }
 
 int run_merge(const RunConfig& cfg, const Output& out) {
+  if (std::string err = check_summary_paths(cfg); !err.empty()) {
+    out.error("fuzz merge: " + err);
+    return 2;
+  }
   std::vector<CampaignLog> logs(cfg.fuzz.merge.size());
   CampaignSummary s;
   std::map<std::string, FindingCheck> checks;
@@ -202,11 +229,11 @@ int run_merge(const RunConfig& cfg, const Output& out) {
   for (std::size_t i = 0; i < logs.size(); ++i) {
     CampaignLog& log = logs[i];
     std::string twice;
-    std::string err = read_campaign(cfg.fuzz.merge[i], &log, [&](const TrialRecord& r, bool again) {
+    std::string err = read_campaign(cfg.fuzz.merge[i], &log, [&](const TrialRecord& r, bool) {
       if (auto [it, fresh] = where.try_emplace(r.trial, i); !fresh && it->second != i && twice.empty())
         twice = fmt::format("trial {} is in both {} and {} (the same shard twice?)", r.trial,
                             logs[it->second].dir, cfg.fuzz.merge[i]);
-      s.add(r, again);
+      s.add(r);
     });
     if (err.empty() &&
         log.header.value("campaign", nlohmann::json()) != logs[0].header.value("campaign", nlohmann::json()))
@@ -225,11 +252,13 @@ int run_merge(const RunConfig& cfg, const Output& out) {
   s.attach(checks);
   out.print(fmt::format("rwstress fuzz merge: {} campaign dir(s), shard(s) {}", logs.size(),
                         fmt::join(shards, " ")));
+  std::uint64_t missing = 0;
   if (const std::uint64_t planned = logs[0].header["campaign"].value("trials", std::uint64_t(0))) {
-    std::uint64_t missing = 0;
     for (std::uint64_t k = 0; k < planned; ++k) missing += where.count(k) == 0;
     if (missing) out.print(fmt::format("{} of the campaign's {} trials are in none of them", missing, planned));
   }
+  s.state.owed = missing + s.interrupted;
+  s.state.complete = s.state.owed == 0;
   out.print("");
   for (const std::string& line : summary_lines(s)) out.print(line);
   nlohmann::json header = logs[0].header;
@@ -393,6 +422,10 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
       out.print(shell_command(fuzz_trial(cfg, ncpus, k, slots[0]).argv));
     return 0;
   }
+  if (std::string err = check_summary_paths(cfg); !err.empty()) {
+    out.error("fuzz: " + err);
+    return 2;
+  }
   const std::string exe = rwstress_exe();
   if (exe.empty()) {
     out.error("fuzz: cannot find this rwstress binary (/proc/self/exe)");
@@ -416,8 +449,8 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
   CampaignSummary summary;
   CompletedSet completed(std::uint64_t(f.shard_count));
   if (!f.resume.empty()) {
-    const auto take = [&](const TrialRecord& r, bool again) {
-      summary.add(r, again);
+    const auto take = [&](const TrialRecord& r, bool) {
+      summary.add(r);
       if (r.verdict != "INTERRUPTED") completed.insert(r.trial);
     };
     if (std::string err = read_campaign(dir, &log, take); !err.empty()) {
@@ -485,6 +518,17 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
     return elapsed_before + std::chrono::duration<double>(Clock::now() - start).count();
   };
   const double budget = std::chrono::duration<double>(f.time).count();
+  // --time bounds the whole campaign, reruns and shrinking included: new
+  // trials stop early enough to leave each finding so far the floor of its
+  // reruns (K runs of a trial, with a second each for the process), at
+  // most half the budget.
+  const double trial_s = std::chrono::duration<double>(f.trial_time).count();
+  const double rerun_floor_s = f.reproduce * (trial_s + 1.0);
+  const auto reserve = [&] {
+    std::uint64_t unchecked = 0;
+    for (const Finding* fd : summary.findings()) unchecked += !fd->check;
+    return std::min(budget / 2, double(unchecked) * rerun_floor_s);
+  };
   std::uint64_t this_run = 0;
   const auto status = [&] {
     const double t = elapsed(), here = std::chrono::duration<double>(Clock::now() - start).count();
@@ -519,7 +563,7 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
     // Start trials while there is a free slot and the campaign goes on.
     while (!stop && interrupt_signal() == 0 && pool.running() < int(slots.size())) {
       while (completed.contains(k)) k = next_index(k + 1);
-      if (f.trials ? k >= f.trials : elapsed() >= budget) break;
+      if (f.trials ? k >= f.trials : elapsed() + trial_s >= budget - reserve()) break;
       const std::size_t slot = std::size_t(std::find(slot_busy.begin(), slot_busy.end(), false) - slot_busy.begin());
       FuzzTrial t = fuzz_trial(cfg, ncpus, k, slots[slot]);
       slot_busy[slot] = true;
@@ -578,23 +622,42 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
   progress.clear();
   const double trial_phase = std::chrono::duration<double>(Clock::now() - start).count();
 
-  // Each finding not yet checked: rerun K times, then shrink.
+  // Each finding not yet checked: rerun K times, then shrink; under --time,
+  // each gets an equal share of what is left of the budget.
   CampaignSummary& s = summary;
   s.attach(log.checks);
   const bool interrupted = interrupt_signal() != 0;
+  const auto campaign_end =
+      f.trials ? Clock::time_point::max()
+               : start + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(std::max(0.0, budget - elapsed_before)));
   if (!interrupted && f.reproduce > 0) {
     ShrinkOptions opt;
     opt.reruns = f.reproduce;
     opt.budget = f.shrink_time;
-    for (const Finding* found : s.findings()) {
-      const Finding& fd = *found;
-      if (fd.check || interrupt_signal() != 0) continue;
+    std::vector<const Finding*> unchecked;
+    for (const Finding* found : s.findings())
+      if (!found->check) unchecked.push_back(found);
+    for (std::size_t i = 0; i < unchecked.size(); ++i) {
+      const Finding& fd = *unchecked[i];
+      if (interrupt_signal() != 0) break;
+      if (campaign_end != Clock::time_point::max()) {
+        const auto left = campaign_end - Clock::now();
+        if (left < std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(trial_s + 1.0))) {
+          s.state.cut_short.push_back(fmt::format(
+              "{} finding(s) not rerun or shrunk: the --time budget ran out", unchecked.size() - i));
+          break;
+        }
+        opt.deadline = Clock::now() + left / std::int64_t(unchecked.size() - i);
+      }
       out.print(fmt::format("finding {}: rerunning {} time(s){}", fd.id, f.reproduce,
                             opt.budget > std::chrono::nanoseconds::zero()
                                 ? fmt::format(", then shrinking for up to {}", format_duration(opt.budget))
                                 : ""));
       FindingCheck c = check_finding(exe, fd.first_trial, limits, opt, out.print);
       if (interrupt_signal() != 0) break;  // a half-done check is not kept
+      if (c.cut_short)
+        s.state.cut_short.push_back(fmt::format("finding {}: the --time budget cut its reruns or shrinking short", c.id));
       if (checks_fd >= 0)
         if (std::string err = append_line(checks_fd, check_to_json(c).dump()); !err.empty())
           return log_error(err);
@@ -607,6 +670,20 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
   }
   if (log_fd >= 0) close(log_fd);
   if (checks_fd >= 0) close(checks_fd);
+
+  if (const int sig = interrupt_signal(); sig != 0) s.state.interrupted_by = interrupt_signal_name(sig);
+  if (f.trials) {
+    const std::uint64_t n = std::uint64_t(f.shard_count), i = std::uint64_t(f.shard_index);
+    const std::uint64_t planned = f.trials > i ? (f.trials - i + n - 1) / n : 0;
+    const std::uint64_t left = planned > completed.size() ? planned - completed.size() : 0;
+    if (stop && interrupt_signal() == 0)
+      s.state.cut_short.push_back(fmt::format("--stop-on-failure: {} trial(s) not run", left));
+    else
+      s.state.owed = left;
+  } else {
+    s.state.owed = s.interrupted;  // --time: the interrupted trials are owed to a --resume
+  }
+  s.state.complete = s.state.interrupted_by.empty() && s.state.owed == 0;
 
   out.print("");
   for (const std::string& line : summary_lines(s)) out.print(line);

@@ -22,6 +22,8 @@ namespace rwstress {
 
 namespace {
 
+// The verdicts a trial's exit code names (an interrupted trial exits 128 +
+// its signal, which the caller sees first).
 constexpr Verdict kRunVerdicts[] = {Verdict::kPass, Verdict::kStarved, Verdict::kFail,
                                     Verdict::kHang, Verdict::kCrash};
 

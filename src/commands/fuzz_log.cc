@@ -61,7 +61,8 @@ nlohmann::json check_to_json(const FindingCheck& c) {
           {"shrink_steps", c.shrink_steps},
           {"shrink_tries", c.shrink_tries},
           {"shrink_seconds", c.shrink_seconds},
-          {"shrink_finished", c.shrink_finished}};
+          {"shrink_finished", c.shrink_finished},
+          {"cut_short", c.cut_short}};
 }
 
 FindingCheck check_from_json(const nlohmann::json& j) {
@@ -76,6 +77,7 @@ FindingCheck check_from_json(const nlohmann::json& j) {
   c.shrink_tries = j.at("shrink_tries").get<int>();
   c.shrink_seconds = j.at("shrink_seconds").get<double>();
   c.shrink_finished = j.at("shrink_finished").get<bool>();
+  c.cut_short = j.value("cut_short", false);
   return c;
 }
 
@@ -193,13 +195,17 @@ bool same_failure(const TrialRecord& trial, const std::string& verdict, const st
   return finding_key(rerun) == finding_key(trial);
 }
 
-void CampaignSummary::add(const TrialRecord& r, bool replaces_interrupted) {
-  if (replaces_interrupted && interrupted > 0) --interrupted;
+void CampaignSummary::add(const TrialRecord& r) {
   seconds = std::max(seconds, r.at);
+  // A trial interrupted and then run again by --resume (in the log, or live)
+  // is owed no more: the set holds only those still owed.
   if (r.verdict == "INTERRUPTED") {
-    ++interrupted;
+    interrupted_trials_.insert(r.trial);
+    interrupted = interrupted_trials_.size();
     return;
   }
+  interrupted_trials_.erase(r.trial);
+  interrupted = interrupted_trials_.size();
   ++trials;
   ++table[r.lock][r.verdict];
   if (r.verdict == "PASS") return;
@@ -255,8 +261,19 @@ std::string kinds_text(const std::vector<std::string>& kinds) {
   return kinds.empty() ? "" : " [" + joined(kinds, ",") + "]";
 }
 
+std::string CampaignState::describe() const {
+  if (complete) return cut_short.empty() ? "complete" : "complete; " + joined(cut_short, "; ");
+  std::string out = "incomplete";
+  if (!interrupted_by.empty()) out += ": interrupted by " + interrupted_by;
+  if (owed > 0) out += fmt::format("{} {} trial(s) still owed", interrupted_by.empty() ? ":" : ",", owed);
+  for (const std::string& c : cut_short) out += "; " + c;
+  if (!interrupted_by.empty() || owed > 0) out += " (rwstress fuzz --resume DIR finishes it)";
+  return out;
+}
+
 std::vector<std::string> summary_lines(const CampaignSummary& s) {
   std::vector<std::string> lines;
+  lines.push_back("campaign " + s.state.describe());
   const std::vector<const Finding*> findings = s.findings();
   lines.push_back(fmt::format("{} trials in {:.1f}s ({:.1f} per minute); {} finding(s){}", s.trials,
                               s.seconds, s.per_minute(), findings.size(),
@@ -289,6 +306,7 @@ std::vector<std::string> summary_lines(const CampaignSummary& s) {
     }
     const FindingCheck& c = *f.check;
     lines.push_back("  reproduced: " + rate_text(c.reproduced, c.runs));
+    if (c.cut_short) lines.push_back("  (the campaign's --time ran out: fewer reruns or shrink steps than asked)");
     if (c.shrunk.empty()) continue;
     lines.push_back(fmt::format("  shrunk ({} step(s), {} tries, {:.0f}s{}): {}", c.shrink_steps,
                                 c.shrink_tries, c.shrink_seconds,
@@ -319,6 +337,11 @@ nlohmann::json summary_json(const CampaignSummary& s, const nlohmann::json& head
   }
   return {{"rwstress_fuzz_summary", 1},
           {"campaign", header},
+          {"complete", s.state.complete},
+          {"interrupted_by", s.state.interrupted_by.empty() ? nlohmann::json(nullptr)
+                                                            : nlohmann::json(s.state.interrupted_by)},
+          {"trials_owed", s.state.owed},
+          {"cut_short", s.state.cut_short},
           {"trials", s.trials},
           {"interrupted", s.interrupted},
           {"seconds", s.seconds},
@@ -358,11 +381,23 @@ std::string summary_junit(const CampaignSummary& s, const std::string& campaign)
         xml_escape(kinds_text(f.first_trial.kinds)),
         xml_escape(text));
   }
+  // A campaign that did not do what it was asked (a signal, trials still
+  // owed) is an error case of its own: its locks without a finding would
+  // otherwise make a green suite of a campaign that was cut short.
+  int errors = 0;
+  if (!s.state.complete) {
+    ++cases;
+    ++errors;
+    body += fmt::format(
+        "    <testcase classname=\"rwstress.fuzz\" name=\"campaign\">\n"
+        "      <error message=\"{}\" type=\"INCOMPLETE\"/>\n    </testcase>\n",
+        xml_escape(s.state.describe()));
+  }
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
-      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n"
-      "</testsuites>\n",
-      xml_escape(campaign), cases, findings.size(), s.seconds, body);
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n{}"
+      "  </testsuite>\n</testsuites>\n",
+      xml_escape(campaign), cases, findings.size(), errors, s.seconds, body);
 }
 
 std::string append_line(int fd, const std::string& line) {
@@ -376,16 +411,6 @@ std::string append_line(int fd, const std::string& line) {
   }
   if (fsync(fd) != 0) return std::strerror(errno);
   return "";
-}
-
-std::string write_file_atomically(const std::string& path, const std::string& text, int mode) {
-  const std::string temp = path + ".tmp";
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return fmt::format("{}: {}", temp, std::strerror(errno));
-  std::string err = append_line(fd, text.back() == '\n' ? text.substr(0, text.size() - 1) : text);
-  close(fd);
-  if (err.empty() && rename(temp.c_str(), path.c_str()) != 0) err = std::strerror(errno);
-  return err.empty() ? "" : fmt::format("{}: {}", path, err);
 }
 
 std::string shell_command(const std::vector<std::string>& argv) {

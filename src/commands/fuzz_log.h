@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,7 @@ struct FindingCheck {
   int shrink_steps = 0, shrink_tries = 0;
   double shrink_seconds = 0;
   bool shrink_finished = false;  // false: the shrink budget ran out first
+  bool cut_short = false;        // the campaign's --time ran out before the reruns asked for
 };
 
 nlohmann::json check_to_json(const FindingCheck& c);
@@ -97,18 +99,29 @@ struct Finding {
 // " [kind,kind]" for a list of violation kinds, "" for none.
 std::string kinds_text(const std::vector<std::string>& kinds);
 
+// Whether a campaign did what it was asked, said in every summary.
+struct CampaignState {
+  bool complete = true;        // every trial asked for ran (or --time ran out), no signal
+  std::string interrupted_by;  // "SIGINT", or ""
+  std::uint64_t owed = 0;      // --trials N: trials of this shard not yet run
+  std::vector<std::string> cut_short;  // what the --time budget or a signal cut short
+  std::string describe() const;       // "complete", "incomplete: interrupted by SIGTERM, ..."
+};
+
 // The lock x verdict table and the findings, built one trial at a time:
 // memory grows with the number of locks and findings, not of trials.
 class CampaignSummary {
  public:
-  void add(const TrialRecord& r, bool replaces_interrupted = false);
+  // A trial's line; an INTERRUPTED one is owed until a later line runs it.
+  void add(const TrialRecord& r);
   // Each finding's check, where `checks` has one.
   void attach(const std::map<std::string, FindingCheck>& checks);
   std::vector<const Finding*> findings() const;  // by first trial
   std::size_t finding_count() const { return by_key_.size(); }
 
   std::uint64_t trials = 0;  // INTERRUPTED ones not counted
-  std::uint64_t interrupted = 0;
+  std::uint64_t interrupted = 0;  // trials whose last line is INTERRUPTED
+  CampaignState state;
   double seconds = 0;  // the campaign's elapsed time (the latest trial's end)
   std::map<std::string, std::map<std::string, std::uint64_t>> table;  // lock -> verdict -> trials
   std::string worst = "PASS";
@@ -116,6 +129,7 @@ class CampaignSummary {
 
  private:
   std::map<std::string, Finding> by_key_;
+  std::set<std::uint64_t> interrupted_trials_;
 };
 
 // The summary as text lines: the table, each finding with its rate and its
@@ -129,10 +143,6 @@ std::string summary_junit(const CampaignSummary& s, const std::string& campaign)
 
 // Durable append of one line (written whole, then fsync); "" or the error.
 std::string append_line(int fd, const std::string& line);
-
-// Writes `text` to `path` through a temporary file and a rename, so the
-// file is either the old one or the new one; "" or the error.
-std::string write_file_atomically(const std::string& path, const std::string& text, int mode);
 
 // argv as one shell command line, each word quoted where the shell needs it.
 std::string shell_command(const std::vector<std::string>& argv);

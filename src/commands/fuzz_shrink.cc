@@ -112,10 +112,23 @@ FindingCheck check_finding(const std::string& exe, const TrialRecord& trial,
   c.id = finding_id(finding_key(trial));
   // Runs argv up to `runs` times; counts those that fail like the trial.
   // With `until_first`, stops at the first.
+  using Clock = std::chrono::steady_clock;
+  // What one more run is expected to cost: the longest seen so far.
+  Clock::duration run_cost = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(std::max(trial.seconds, 0.1)));
+  const auto fits = [&](Clock::duration cost) {
+    return options.deadline == Clock::time_point::max() || Clock::now() + cost <= options.deadline;
+  };
   const auto failures = [&](const Argv& argv, int runs, bool until_first, int* ran) {
     int failed = 0;
     for (*ran = 0; *ran < runs && interrupt_signal() == 0;) {
+      if (!fits(run_cost)) {
+        c.cut_short = true;
+        break;
+      }
+      const auto t0 = Clock::now();
       const TrialOutcome o = run_one_trial(exe, argv, limits);
+      run_cost = std::max(run_cost, Clock::now() - t0);
       if (o.verdict == "INTERRUPTED") break;
       ++*ran;
       if (same_failure(trial, o.verdict, o.signal, o.kinds)) {
@@ -129,7 +142,13 @@ FindingCheck check_finding(const std::string& exe, const TrialRecord& trial,
   if (options.budget <= std::chrono::nanoseconds::zero() || options.reruns <= 0) return c;
 
   const auto start = std::chrono::steady_clock::now();
-  const auto spent = [&] { return std::chrono::steady_clock::now() - start >= options.budget; };
+  // Shrinking leaves room for the shrunk command's own reruns.
+  const auto spent = [&] {
+    if (std::chrono::steady_clock::now() - start >= options.budget) return true;
+    if (fits(run_cost * (options.reruns + 1))) return false;
+    c.cut_short = true;
+    return true;
+  };
   Argv current = trial.argv;
   bool progress = true;
   while (progress && !spent() && interrupt_signal() == 0) {

@@ -24,6 +24,10 @@ std::vector<std::vector<std::string>> shrink_candidates(const std::vector<std::s
 struct ShrinkOptions {
   int reruns = 5;                                 // K
   std::chrono::nanoseconds budget = std::chrono::seconds(60);  // shrinking's, per finding; 0: none
+  // Nothing is started that would end past this (fuzz --time's share for
+  // this finding): reruns stop, shrinking stops early, and the check says
+  // it was cut short.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // Reruns and shrinks the failure of `trial` (its verdict and kinds); `say`

@@ -54,24 +54,26 @@ RunResult run_plugin_isolated(RunFn fn, const Scenario& sc, const LockMeta& meta
   const auto limit = sc.duration + 4 * sc.watchdog + std::chrono::seconds(30);
   const ChildEnd end = run_in_child([&] { return run_to_json_text(fn(sc, meta)); }, limit);
   if (!end.forked) return fn(sc, meta);  // no pipe or no fork: run it here, unisolated
-  if (end.timed_out)
-    return lost_run(sc, meta, Verdict::kHang,
-                    fmt::format("the child process running plugin lock {} gave no result "
-                                "within {:.0f}s and was killed",
-                                meta.name, std::chrono::duration<double>(limit).count()));
-  if (WIFSIGNALED(end.status))
-    return lost_run(sc, meta, Verdict::kCrash,
-                    fmt::format("plugin lock {} crashed the run: {} ({}), in the child "
-                                "process that ran it",
-                                meta.name, signal_name(WTERMSIG(end.status)),
-                                strsignal(WTERMSIG(end.status))));
+  const double limit_s = std::chrono::duration<double>(limit).count();
   RunResult r;
-  if (std::string why = run_from_json_text(end.text, r);
-      !why.empty() || !WIFEXITED(end.status) || WEXITSTATUS(end.status) != 0)
+  if (!end.answered) {
+    const Verdict v = lost_child_verdict(end);
+    if (v == Verdict::kCrash && WIFSIGNALED(end.status))
+      return lost_run(sc, meta, v,
+                      fmt::format("plugin lock {} crashed the run: {} ({}), in the child "
+                                  "process that ran it",
+                                  meta.name, signal_name(WTERMSIG(end.status)),
+                                  strsignal(WTERMSIG(end.status))));
+    return lost_run(sc, meta, v,
+                    fmt::format("the child process running plugin lock {} {}{}", meta.name,
+                                child_end_text(end, limit_s),
+                                v == Verdict::kCrash ? " and no readable result" : ""));
+  }
+  if (std::string why = run_from_json_text(end.text, r); !why.empty())
     return lost_run(sc, meta, Verdict::kCrash,
-                    fmt::format("the child process running plugin lock {} exited with status {} "
-                                "and no readable result",
-                                meta.name, WIFEXITED(end.status) ? WEXITSTATUS(end.status) : -1));
+                    fmt::format("the child process running plugin lock {} {} and no readable "
+                                "result ({})",
+                                meta.name, child_end_text(end, limit_s), why));
   return r;
 }
 
@@ -125,6 +127,9 @@ std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point) 
         r.notes.push_back(fmt::format("interrupted by {} after {:.2f}s of {}",
                                       interrupt_signal_name(sig), r.duration_s,
                                       format_duration(sc.duration)));
+        // What a cut-short run saw still stands (a FAIL is a FAIL); that it
+        // saw nothing wrong proves nothing: it did not run its course.
+        if (r.verdict == Verdict::kPass) r.verdict = Verdict::kInterrupted;
       }
       any_hang_ |= r.verdict == Verdict::kHang;
       const bool stop = r.interrupted || (cfg.fail_fast && r.verdict != Verdict::kPass);
@@ -142,6 +147,7 @@ std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point) 
 
 int SessionReport::finish() {
   if (report.interrupted_by == 0 && interrupt_signal() != 0) report.interrupted_by = interrupt_signal();
+  report.complete = true;
   for (auto& r : reporters_) {
     r->finish(report, print_);
     for (std::string& err : r->take_errors()) write_errors_.push_back(std::move(err));

@@ -179,6 +179,17 @@ int run_sweep(const RunConfig& base_cfg, const Topology& topology, const Output&
   SessionReport session(base_cfg, topology, kind, print);
   Report& report = session.report;
   const int allowed = topology.allowed_cpu_count();
+  // A sweep none of whose points can run would end with no run and a
+  // verdict that claims nothing was wrong: a usage error, before anything.
+  if (!base_cfg.sweep_oversubscribe &&
+      std::none_of(base_cfg.sweep_cpus.begin(), base_cfg.sweep_cpus.end(),
+                   [&](int n) { return n <= allowed; })) {
+    out.error(fmt::format("sweep --cpus {}: this process may use {} CPU{}, so no point can run; "
+                          "name counts up to {}, or add --beyond oversubscribe",
+                          fmt::join(base_cfg.sweep_cpus, ","), allowed, allowed == 1 ? "" : "s",
+                          allowed));
+    return 2;
+  }
   if (std::string err = session.open(); !err.empty()) {
     out.error(err);
     return 2;

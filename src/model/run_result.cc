@@ -5,6 +5,7 @@ namespace rwstress {
 const char* verdict_name(Verdict v) {
   switch (v) {
     case Verdict::kPass: return "PASS";
+    case Verdict::kInterrupted: return "INTERRUPTED";
     case Verdict::kStarved: return "STARVED";
     case Verdict::kFail: return "FAIL";
     case Verdict::kHang: return "HANG";
@@ -16,6 +17,7 @@ const char* verdict_name(Verdict v) {
 int exit_code_of(Verdict v) {
   switch (v) {
     case Verdict::kPass: return 0;
+    case Verdict::kInterrupted: return 128 + 2;  // SIGINT's; a session exits 128 + its own signal
     case Verdict::kFail: return 1;
     case Verdict::kHang: return 3;
     case Verdict::kCrash: return 4;

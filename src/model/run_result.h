@@ -13,10 +13,14 @@
 
 namespace rwstress {
 
-enum class Verdict { kPass, kStarved, kFail, kHang, kCrash };
+// In order of severity. kInterrupted: a signal cut the run (or the
+// session) short before anything worse was seen, so nothing was judged
+// in full; it is never reported as PASS.
+enum class Verdict { kPass, kInterrupted, kStarved, kFail, kHang, kCrash };
+inline constexpr int kVerdictCount = 6;
 
 const char* verdict_name(Verdict v);
-int exit_code_of(Verdict v);
+int exit_code_of(Verdict v);  // kInterrupted: 130 (the process exits 128 + its signal)
 Verdict worse(Verdict a, Verdict b);  // the one with the higher severity
 inline std::ostream& operator<<(std::ostream& os, Verdict v) { return os << verdict_name(v); }
 

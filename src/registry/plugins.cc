@@ -4,6 +4,7 @@
 // names and ops tables are read until the end.
 #include <dlfcn.h>
 
+#include <chrono>
 #include <deque>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "locks/plugin/plugin_locks.h"
+#include "platform/child_process.h"
 #include "registry/kernel_host.h"
 #include "registry/lock_entry.h"
 #include "registry/registry.h"
@@ -103,16 +105,15 @@ std::string check_ops(const rwstress_lock_ops& ops) {
   return "";
 }
 
-}  // namespace
-
-std::string load_plugin(const std::string& path) {
-  auto bad = [&](const std::string& why) { return fmt::format("--plugin {}: {}", path, why); };
+// Opens the plugin and checks every lock it lists; "" and its ops, or why
+// not. Runs its ELF constructors, rwstress_plugin_v1() and each init().
+std::string open_and_check(const std::string& path, std::vector<const rwstress_lock_ops*>* ops) {
   // RTLD_NOW: a symbol the plugin lacks is an error here, not a crash mid-run.
   void* handle = dlopen(path.find('/') == std::string::npos ? ("./" + path).c_str() : path.c_str(),
                         RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* err = dlerror();
-    return bad(err ? err : "cannot load");
+    return err ? err : "cannot load";
   }
   // A plugin built on the kernel-compat layer takes rwstress's tasks,
   // injection points and warning channel before anything else runs in it.
@@ -123,26 +124,55 @@ std::string load_plugin(const std::string& path) {
   auto entry = reinterpret_cast<EntryFn>(dlsym(handle, "rwstress_plugin_v1"));
   if (!entry) {
     dlclose(handle);
-    return bad("exports no rwstress_plugin_v1 (is it an rwstress plugin?)");
+    return "exports no rwstress_plugin_v1 (is it an rwstress plugin?)";
   }
   const rwstress_lock_ops* const* list = entry();
   if (!list || !list[0]) {
     dlclose(handle);
-    return bad("rwstress_plugin_v1() lists no locks");
+    return "rwstress_plugin_v1() lists no locks";
   }
-  std::vector<const rwstress_lock_ops*> ops;
   for (const rwstress_lock_ops* const* p = list; *p; ++p) {
     const rwstress_lock_ops& o = **p;
     std::string why = check_ops(o);
     const std::string name = o.name && valid_name(o.name) ? o.name : "?";
     if (why.empty() && find_lock(name))
       why = "the name is taken (a built-in lock or an earlier plugin has it)";
-    for (const rwstress_lock_ops* seen : ops)
+    for (const rwstress_lock_ops* seen : *ops)
       if (why.empty() && name == seen->name) why = "the plugin lists this name twice";
     if (!why.empty())  // none of its locks is added
-      return bad(fmt::format("lock {} ('{}'): {}", p - list, name, why));
-    ops.push_back(&o);
+      return fmt::format("lock {} ('{}'): {}", p - list, name, why);
+    ops->push_back(&o);
   }
+  return "";
+}
+
+// How long loading one plugin may take in the trial child: its
+// constructors and one init() per lock, which do next to nothing.
+constexpr std::chrono::seconds kLoadLimit{10};
+
+}  // namespace
+
+std::string load_plugin(const std::string& path) {
+  auto bad = [&](const std::string& why) { return fmt::format("--plugin {}: {}", path, why); };
+  if (path.empty()) return "--plugin: an empty path";
+  // What runs at load time (ELF constructors, rwstress_plugin_v1(), init())
+  // runs first in a child: one that crashes, hangs or calls exit() is
+  // refused by name instead of taking rwstress with it.
+  const ChildEnd trial = run_in_child(
+      [&] {
+        std::vector<const rwstress_lock_ops*> ops;
+        return "checked:" + open_and_check(path, &ops);
+      },
+      kLoadLimit);
+  if (trial.forked) {
+    if (!trial.answered || trial.text.rfind("checked:", 0) != 0)
+      return bad(fmt::format("loading it (its constructors, rwstress_plugin_v1() and each lock's "
+                             "init() on a zeroed object) {}",
+                             child_end_text(trial, double(kLoadLimit.count()))));
+    if (trial.text.size() > 8) return bad(trial.text.substr(8));
+  }
+  std::vector<const rwstress_lock_ops*> ops;
+  if (std::string why = open_and_check(path, &ops); !why.empty()) return bad(why);
   const std::string& origin = origins().emplace_back(fmt::format("plugin {}", path));
   for (const rwstress_lock_ops* o : ops) add_lock(plugin_entry(*o, origin));
   return "";

@@ -256,7 +256,7 @@ RunResult run_from(const nlohmann::json& j) {
     r.injections.push_back(InjectionCount{c.at("spec"), c.at("point"), c.at("fired"), c.at("visits")});
   r.stuck_threads = j.at("stuck_threads");
   r.schedule_digest = std::stoull(j.at("schedule_digest").get<std::string>(), nullptr, 16);
-  r.verdict = enum_named<Verdict, 5>(j.at("verdict"), verdict_name, "verdict");
+  r.verdict = enum_named<Verdict, kVerdictCount>(j.at("verdict"), verdict_name, "verdict");
   r.interrupted = j.at("interrupted");
   r.checked = j.at("checked");
   r.stopped_at_violation = j.at("stopped_at_violation");
@@ -353,9 +353,12 @@ std::string json_tail(const Report& report, bool any_runs) {
   const nlohmann::json interrupted =
       report.interrupted_by ? nlohmann::json(interrupt_signal_name(report.interrupted_by))
                             : nlohmann::json(nullptr);
-  return fmt::format("{}],\n  \"verdict\": {},\n  \"interrupted\": {}\n}}\n",
-                     any_runs ? "\n  " : "", nlohmann::json(verdict_name(report.overall())).dump(),
-                     interrupted.dump());
+  // A snapshot taken while runs are still to come (or left by a kill -9)
+  // claims no verdict: its runs keep their own.
+  const char* verdict = report.complete ? verdict_name(report.overall()) : "INCOMPLETE";
+  return fmt::format("{}],\n  \"verdict\": {},\n  \"complete\": {},\n  \"interrupted\": {}\n}}\n",
+                     any_runs ? "\n  " : "", nlohmann::json(verdict).dump(),
+                     report.complete ? "true" : "false", interrupted.dump());
 }
 
 std::string json_report_text(const Report& report) {

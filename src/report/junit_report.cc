@@ -51,7 +51,8 @@ std::string failure_message(const RunResult& r) {
     case Verdict::kStarved: return "a thread the lock promises progress to starved";
     case Verdict::kHang: return "no progress for the watchdog time";
     case Verdict::kCrash: return "the lock crashed the process";
-    case Verdict::kPass: break;
+    case Verdict::kPass:
+    case Verdict::kInterrupted: break;
   }
   return "";
 }
@@ -62,7 +63,7 @@ void JunitTotals::add(const RunResult& r) {
   ++tests;
   failures += r.verdict == Verdict::kFail || r.verdict == Verdict::kStarved;
   errors += r.verdict == Verdict::kHang || r.verdict == Verdict::kCrash;
-  skipped += r.verdict == Verdict::kPass && r.interrupted;
+  skipped += r.verdict == Verdict::kInterrupted || (r.verdict == Verdict::kPass && r.interrupted);
   time += r.duration_s;
 }
 
@@ -94,9 +95,9 @@ std::string junit_case(const Report& report, const RunResult& r) {
   if (report.config.repeat > 1) name += fmt::format(" #{}", r.repeat + 1);
   std::string out = fmt::format("    <testcase classname=\"rwstress.{}\" name=\"{}\" time=\"{:.3f}\"",
                                 family_name(r.family), xml_escape(name), r.duration_s);
-  if (r.verdict == Verdict::kPass) {
+  if (r.verdict == Verdict::kPass || r.verdict == Verdict::kInterrupted) {
     // A run cut short proves less than its duration promised.
-    return out + (r.interrupted ? fmt::format(">\n      <skipped message=\"interrupted by {}\"/>\n    "
+    return out + (r.interrupted || r.verdict == Verdict::kInterrupted ? fmt::format(">\n      <skipped message=\"interrupted by {}\"/>\n    "
                                               "</testcase>\n",
                                               interrupt_signal_name(report.interrupted_by))
                                 : "/>\n");
@@ -108,14 +109,35 @@ std::string junit_case(const Report& report, const RunResult& r) {
                            error ? "error" : "failure");
 }
 
+std::string junit_session_case(const Report& report) {
+  std::string why;
+  if (!report.complete)
+    why = "the session has not finished: this file is a placeholder";
+  else if (report.interrupted_by)
+    why = fmt::format("the session was interrupted by {} after {} run{}",
+                      interrupt_signal_name(report.interrupted_by), report.run_count,
+                      report.run_count == 1 ? "" : "s");
+  if (why.empty()) return "";
+  return fmt::format("    <testcase classname=\"rwstress.session\" name=\"session\" time=\"0\">\n"
+                     "      <error message=\"{}\" type=\"{}\"/>\n    </testcase>\n",
+                     xml_escape(why), report.complete ? "INTERRUPTED" : "INCOMPLETE");
+}
+
+void JunitTotals::add_session(const Report& report) {
+  if (junit_session_case(report).empty()) return;
+  ++tests;
+  ++errors;
+}
+
 std::string junit_tail() { return "  </testsuite>\n</testsuites>\n"; }
 
 std::string junit_report_text(const Report& report) {
   JunitTotals totals;
   for (const RunResult& r : report.runs) totals.add(r);
+  totals.add_session(report);
   std::string out = junit_head(report, totals);
   for (const RunResult& r : report.runs) out += junit_case(report, r);
-  return out + junit_tail();
+  return out + junit_session_case(report) + junit_tail();
 }
 
 }  // namespace rwstress
@@ -128,7 +150,10 @@ class JunitReporter : public Reporter {
  public:
   explicit JunitReporter(std::string path) : path_(std::move(path)) {}
   std::string open(const Report& report) override {
-    return open_report_file("--junit", path_, {junit_head(report, {}), junit_tail()});
+    JunitTotals none;
+    none.add_session(report);
+    return open_report_file("--junit", path_,
+                            {junit_head(report, none), junit_session_case(report), junit_tail()});
   }
   void add(const Report& report, const RunResult& r) override {
     if (std::string err = cases_.append(junit_case(report, r)); !err.empty())
@@ -136,7 +161,12 @@ class JunitReporter : public Reporter {
     totals_.add(r);
   }
   void finish(const Report& report, const PrintFn& print) override {
-    std::string err = write_report_file(path_, {junit_head(report, totals_), &cases_, junit_tail()});
+    // A session cut short is an error case of its own: its runs alone
+    // (each skipped or judged) would leave a green suite.
+    JunitTotals totals = totals_;
+    totals.add_session(report);
+    std::string err = write_report_file(
+        path_, {junit_head(report, totals), &cases_, junit_session_case(report), junit_tail()});
     if (!err.empty())
       errors_.push_back("--junit: " + err);
     else

@@ -8,7 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -93,11 +96,18 @@ PlotOutput write_plot(const std::string& base, const PlotSpec& spec) {
       quoted(spec.title), quoted(spec.xlabel), quoted(spec.ylabel),
       spec.logscale_x ? "set logscale x 2\n" : "", spec.logscale_y ? "set logscale y 10\n" : "",
       spec.extra);
-  std::string script = body + fmt::format("set terminal svg size 960,540 dynamic\nset output {}\n{}\n",
-                                          quoted(base + ".svg"), plot) +
-                       fmt::format("set terminal pngcairo size 960,540\nset output {}\n{}\n",
-                                   quoted(base + ".png"), plot);
-  if (std::string err = write_report_file(base + ".gp", script); !err.empty())
+  // The script kept beside the images names them; gnuplot itself is run on
+  // a copy that draws into a private directory, and the images reach their
+  // names through write_report_file like every other file (gnuplot's own
+  // fopen would follow a planted link and truncate what it points at).
+  auto script_for = [&](const std::string& svg, const std::string& png) {
+    return body + fmt::format("set terminal svg size 960,540 dynamic\nset output {}\n{}\n",
+                              quoted(svg), plot) +
+           fmt::format("set terminal pngcairo size 960,540\nset output {}\n{}\nset output\n",
+                       quoted(png), plot);
+  };
+  if (std::string err = write_report_file(base + ".gp", script_for(base + ".svg", base + ".png"));
+      !err.empty())
     return {{}, {"--plot: " + err}};
   std::string gnuplot = find_gnuplot();
   if (gnuplot.empty()) {
@@ -106,13 +116,30 @@ PlotOutput write_plot(const std::string& base, const PlotSpec& spec) {
                               base, base, base));
     return out;
   }
-  std::string err = run_gnuplot(gnuplot, base + ".gp");
-  struct stat st;
-  if (err.empty() && (stat((base + ".svg").c_str(), &st) != 0 || stat((base + ".png").c_str(), &st) != 0))
-    err = "gnuplot wrote no image";
+  const char* tmp_root = std::getenv("TMPDIR");
+  std::string scratch = std::string(tmp_root && *tmp_root ? tmp_root : "/tmp") + "/rwstress-plot.XXXXXX";
+  if (!mkdtemp(scratch.data())) {
+    out.lines.push_back(fmt::format("rwstress: warning: --plot: cannot make a directory for gnuplot: {}",
+                                    std::strerror(errno)));
+    return out;
+  }
+  const std::string svg = scratch + "/plot.svg", png = scratch + "/plot.png", gp = scratch + "/plot.gp";
+  std::string err = write_report_file(gp, script_for(svg, png));
+  if (err.empty()) err = run_gnuplot(gnuplot, gp);
+  for (const auto& [drawn, wanted] : {std::pair{svg, base + ".svg"}, std::pair{png, base + ".png"}}) {
+    std::ifstream in(drawn, std::ios::binary);
+    std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (err.empty() && (!in.good() && !in.eof() || image.empty())) err = "gnuplot wrote no image";
+    if (err.empty())
+      if (std::string werr = write_report_file(wanted, image); !werr.empty())
+        out.errors.push_back("--plot: " + werr);
+    unlink(drawn.c_str());
+  }
+  unlink(gp.c_str());
+  rmdir(scratch.c_str());
   if (!err.empty())
     out.lines.push_back(fmt::format("rwstress: warning: --plot: {}", err));
-  else
+  else if (out.errors.empty())
     out.lines.push_back(fmt::format("plot written to {}.svg and {}.png", base, base));
   return out;
 }

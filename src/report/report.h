@@ -2,6 +2,8 @@
 // placement plan and the results. Reporters only format it.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -32,9 +34,16 @@ struct Report {
     ++run_count;
     verdict_so_far = worse(verdict_so_far, r.verdict);
   }
+  // True once the session has ended on its own or by a signal, its every
+  // report finished; until then a file holds a snapshot, not a verdict.
+  bool complete = false;
+
+  // The worst run's verdict; a session cut short by a signal before any
+  // run failed is INTERRUPTED, never PASS.
   Verdict overall() const {
     Verdict v = verdict_so_far;
     for (const auto& r : runs) v = worse(v, r.verdict);
+    if (interrupted_by != 0) v = worse(v, Verdict::kInterrupted);
     return v;
   }
 };
@@ -102,10 +111,25 @@ class Spool {
 // A report file's text in pieces, written in order.
 using ReportPiece = std::variant<std::string, const Spool*>;
 
-// Writes PATH atomically (temporary file, then rename); devices, pipes and
-// symlinks in place. Returns "" or why it failed.
-std::string write_report_file(const std::string& path, const std::string& text);
-std::string write_report_file(const std::string& path, const std::vector<ReportPiece>& pieces);
+// The one way rwstress writes a file (reports, plots, fuzz summaries,
+// reproducers): PATH atomically (a mkstemp temporary beside it, then a
+// rename), so a planted name is never followed and a reader sees the old
+// file or the whole new one; devices, FIFOs and symlinks in place (a FIFO
+// with no reader is an error, not a wait). `mode` as for open(2), less the
+// umask. Returns "" or why it failed.
+std::string write_report_file(const std::string& path, const std::string& text,
+                              mode_t mode = 0666);
+std::string write_report_file(const std::string& path, const std::vector<ReportPiece>& pieces,
+                              mode_t mode = 0666);
+// Whether PATH could be written by write_report_file, without writing it:
+// "" or why not (checked before anything runs).
+std::string check_report_path(const std::string& path);
+// What PATH names, after every symlink is followed (a link to a file not
+// yet made names that file): "inode DEV:INO" for a file that exists, else
+// the resolved absolute path. Two outputs collide when these are equal.
+std::string file_identity(const std::string& path);
+// PATH absolute, with every symlink followed (as file_identity does).
+std::string resolved_path(const std::string& path);
 
 // csv_report.cc: --csv, one row per run. The text is csv_head() and one
 // csv_row() per run, so that a session can write rows as runs end.
@@ -121,9 +145,13 @@ struct JunitTotals {
   int tests = 0, failures = 0, errors = 0, skipped = 0;
   double time = 0;
   void add(const RunResult& r);
+  void add_session(const Report& report);  // junit_session_case's, if there is one
 };
 std::string junit_head(const Report& report, const JunitTotals& totals);
 std::string junit_case(const Report& report, const RunResult& r);
+// A session that is not complete (the placeholder) or was interrupted is an
+// error test case of its own, "session"; "" otherwise.
+std::string junit_session_case(const Report& report);
 std::string junit_tail();
 std::string junit_report_text(const Report& report);
 

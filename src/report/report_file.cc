@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -55,15 +56,35 @@ std::string write_pieces(int fd, const std::vector<ReportPiece>& pieces, const s
 
 // A device, a pipe or a symlink (to /dev/stdout, or a file the user keeps
 // elsewhere) is written through, in place: renaming over it would replace
-// /dev/null or the link itself with a regular file.
+// /dev/null or the link itself with a regular file. A FIFO is opened
+// without blocking: with no process reading it, open() would wait for
+// one for ever, deaf to SIGINT (the handler restarts it).
 std::string write_in_place(const std::string& path, const std::vector<ReportPiece>& pieces) {
-  int fd = open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0 && errno == EINVAL) fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  struct stat st;
+  const bool fifo = stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+  int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | (fifo ? O_NONBLOCK : O_TRUNC);
+  int fd = open(path.c_str(), flags);
+  if (fd < 0 && errno == EINVAL) fd = open(path.c_str(), flags & ~O_TRUNC);
+  if (fd < 0 && fifo && errno == ENXIO)
+    return fmt::format("cannot write '{}': it is a FIFO and no process is reading it", path);
   if (fd < 0) return fmt::format("cannot open '{}': {}", path, std::strerror(errno));
+  if (fifo) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a reader is there: wait for it
   std::string err = write_pieces(fd, pieces, path);
   if (close(fd) != 0 && err.empty())
     err = fmt::format("cannot write '{}': {}", path, std::strerror(errno));
   return err;
+}
+
+// Whether a new file can be made beside `path` (and so renamed over it),
+// without touching `path`: "" or why not.
+std::string can_create_beside(const std::string& path) {
+  std::string tmp = directory_of(path) + "/." + base_name(path) + ".XXXXXX";
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0)
+    return fmt::format("cannot create a file in '{}': {}", directory_of(path), std::strerror(errno));
+  close(fd);
+  unlink(tmp.c_str());
+  return "";
 }
 
 }  // namespace
@@ -106,11 +127,12 @@ std::string Spool::copy_to(int fd, const std::string& shown) const {
   return "";
 }
 
-std::string write_report_file(const std::string& path, const std::string& text) {
-  return write_report_file(path, std::vector<ReportPiece>{text});
+std::string write_report_file(const std::string& path, const std::string& text, mode_t mode) {
+  return write_report_file(path, std::vector<ReportPiece>{text}, mode);
 }
 
-std::string write_report_file(const std::string& path, const std::vector<ReportPiece>& pieces) {
+std::string write_report_file(const std::string& path, const std::vector<ReportPiece>& pieces,
+                              mode_t mode) {
   if (path.empty()) return "an empty path";
   struct stat st;
   if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -126,7 +148,7 @@ std::string write_report_file(const std::string& path, const std::vector<ReportP
                                  std::strerror(errno));
   const mode_t mask = umask(0);
   umask(mask);
-  fchmod(fd, 0666 & ~mask);  // as an ordinary create would, not mkstemp's 0600
+  fchmod(fd, mode & ~mask);  // as an ordinary create would, not mkstemp's 0600
   std::string err = write_pieces(fd, pieces, path);
   if (err.empty() && fsync(fd) != 0)
     err = fmt::format("cannot write '{}': {}", path, std::strerror(errno));
@@ -147,14 +169,55 @@ bool is_stream(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
+std::string check_report_path(const std::string& path) {
+  if (path.empty()) return "an empty path";
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) return fmt::format("cannot write '{}': {}", path, std::strerror(errno));
+    return can_create_beside(path);
+  }
+  if (S_ISDIR(st.st_mode)) return fmt::format("'{}' is a directory", path);
+  if (access(path.c_str(), W_OK) != 0) return fmt::format("cannot write '{}': {}", path, std::strerror(errno));
+  struct stat link;
+  if (S_ISREG(st.st_mode) && lstat(path.c_str(), &link) == 0 && S_ISREG(link.st_mode))
+    return can_create_beside(path);  // replaced by a rename: its directory must take a new file
+  return "";
+}
+
 std::string open_report_file(const char* flag, const std::string& path,
                              const std::vector<ReportPiece>& empty) {
-  std::string err;
-  if (is_stream(path))
-    err = access(path.c_str(), W_OK) == 0 ? "" : fmt::format("cannot write '{}'", path);
-  else
-    err = write_report_file(path, empty);
+  // A file that is there already is the user's until this session has
+  // something true to put in its place: it is checked, not replaced.
+  struct stat st;
+  const bool exists = stat(path.c_str(), &st) == 0 || lstat(path.c_str(), &st) == 0;
+  std::string err = check_report_path(path);
+  if (err.empty() && !exists) err = write_report_file(path, empty);
   return err.empty() ? "" : fmt::format("{}: {}", flag, err);
+}
+
+std::string resolved_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path at = fs::absolute(path, ec);
+  if (ec) return path;
+  // Follow the chain of links by hand: a link to a file not made yet
+  // names that file, which fs::canonical would not say.
+  for (int hops = 0; hops < 40; ++hops) {
+    const fs::path parent = fs::weakly_canonical(at.parent_path(), ec);
+    if (!ec) at = parent / at.filename();
+    if (!fs::is_symlink(fs::symlink_status(at, ec))) break;
+    const fs::path to = fs::read_symlink(at, ec);
+    if (ec) break;
+    at = to.is_absolute() ? to : at.parent_path() / to;
+  }
+  return at.lexically_normal().string();
+}
+
+std::string file_identity(const std::string& path) {
+  const std::string at = resolved_path(path);
+  struct stat st;
+  if (stat(at.c_str(), &st) == 0) return fmt::format("inode {}:{}", st.st_dev, st.st_ino);
+  return at;
 }
 
 }  // namespace rwstress

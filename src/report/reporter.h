@@ -65,8 +65,10 @@ std::vector<std::unique_ptr<Reporter>> make_reporters(const RunConfig& config,
 // the end: rewriting it during the session would write it many times over.
 bool is_stream(const std::string& path);
 
-// A file reporter's open(): a stream must be writable; a file gets `empty`
-// (a valid document with no runs). "" or why not, prefixed with `flag`.
+// A file reporter's open(): the path must be writable (check_report_path);
+// a file not there yet gets `empty` (a valid document that says it is not
+// complete), and one that is there is left as it is until the first write
+// with runs in it. "" or why not, prefixed with `flag`.
 std::string open_report_file(const char* flag, const std::string& path,
                              const std::vector<ReportPiece>& empty);
 

@@ -1,12 +1,31 @@
 /* Plugins that rwstress must refuse with one line and exit 2 (test_plugins).
- * Built once per BAD_* macro; each breaks the ABI in one way. */
+ * Built once per BAD_* macro; each breaks the ABI in one way, or misbehaves
+ * at load time (a constructor or init() that crashes, hangs or exits). */
 #include <stddef.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <rwstress/plugin.h>
 
 __attribute__((unused)) static int ok_init(void *l, long c) { (void)l; (void)c; return 0; }
 __attribute__((unused)) static int failing_init(void *l, long c) { (void)l; (void)c; return -22; }
 static void nop(void *l) { (void)l; }
+
+#if defined(BAD_INIT_SEGV)
+static int bad_init(void *l, long c) { (void)l; (void)c; *(volatile int *)0 = 1; return 0; }
+#elif defined(BAD_INIT_HANG)
+static int bad_init(void *l, long c) { (void)l; (void)c; for (;;) pause(); return 0; }
+#elif defined(BAD_INIT_EXIT)
+static int bad_init(void *l, long c) { (void)l; (void)c; exit(0); }
+#endif
+#if defined(BAD_CTOR_SEGV)
+/* Through a volatile pointer: GCC drops a constructor that stores to a
+ * constant null outright. */
+static int *volatile nowhere;
+__attribute__((constructor)) static void bad_ctor(void) { *nowhere = 1; }
+#elif defined(BAD_CTOR_EXIT)
+__attribute__((constructor)) static void bad_ctor(void) { exit(0); }
+#endif
 
 static const struct rwstress_lock_ops ops = {
 #ifdef BAD_ABI
@@ -31,6 +50,8 @@ static const struct rwstress_lock_ops ops = {
     .size = 8,
 #ifdef BAD_INIT_FAILS
     .init = failing_init,
+#elif defined(BAD_INIT_SEGV) || defined(BAD_INIT_HANG) || defined(BAD_INIT_EXIT)
+    .init = bad_init,
 #else
     .init = ok_init,
 #endif

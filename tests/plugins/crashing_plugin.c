@@ -5,9 +5,14 @@
  *   crash-segv   a spinning mutex whose 200th lock() writes through NULL
  *   crash-abort  the same, calling abort() instead
  *   deadlock-200  the same lock, whose 200th unlock() does nothing: every
- *                  thread then waits forever (a HANG, for test_fuzz) */
+ *                  thread then waits forever (a HANG, for test_fuzz)
+ *   exit-200     the same, calling exit(0) instead: a CRASH, not a HANG
+ *   fork-sleeper a correct lock whose first lock() forks a process that
+ *                  sleeps 40 s holding every inherited descriptor: the run
+ *                  still ends on time, PASS */
 #include <sched.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <rwstress/plugin.h>
 
@@ -41,6 +46,22 @@ static void abort_lock(void *l) {
         abort();
 }
 
+static void exit_lock(void *l) {
+    struct crashing *c = l;
+    take(c);
+    if (++c->calls == 200)
+        exit(0);
+}
+
+static void fork_lock(void *l) {
+    struct crashing *c = l;
+    take(c);
+    if (++c->calls == 1 && fork() == 0) {
+        sleep(40);
+        _exit(0);
+    }
+}
+
 static void crash_unlock(void *l) {
     __atomic_store_n(&((struct crashing *)l)->locked, 0, __ATOMIC_RELEASE);
 }
@@ -72,7 +93,17 @@ static const struct rwstress_lock_ops deadlocks = {
     .unlock = deadlock_unlock,
 };
 
+static const struct rwstress_lock_ops exits = {
+    .abi = RWSTRESS_PLUGIN_ABI, .name = "exit-200", .family = RWSTRESS_FAMILY_MUTEX,
+    .size = sizeof(struct crashing), .init = crash_init, .lock = exit_lock, .unlock = crash_unlock,
+};
+static const struct rwstress_lock_ops forks = {
+    .abi = RWSTRESS_PLUGIN_ABI, .name = "fork-sleeper", .family = RWSTRESS_FAMILY_MUTEX,
+    .size = sizeof(struct crashing), .init = crash_init, .lock = fork_lock, .unlock = crash_unlock,
+};
+
 const struct rwstress_lock_ops *const *rwstress_plugin_v1(void) {
-    static const struct rwstress_lock_ops *const list[] = {&segv, &aborts, &deadlocks, NULL};
+    static const struct rwstress_lock_ops *const list[] = {&segv, &aborts, &deadlocks, &exits,
+                                                           &forks, NULL};
     return list;
 }
