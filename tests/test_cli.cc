@@ -158,6 +158,66 @@ BOOST_AUTO_TEST_CASE(bad_counts_are_usage_errors) {
     BOOST_TEST(one_line_error(parse(args)), args[0] << " -> " << parse(args).output);
 }
 
+// Nothing a user types is silently ignored: each is applied or refused in
+// one line (the second trust pass's list, issue 24 section 5).
+BOOST_AUTO_TEST_CASE(options_a_command_does_not_read_are_refused) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"fuzz", "--resume", "/tmp", "--trials", "3"},
+           {"fuzz", "--resume", "/tmp", "--lock", "xadd"},
+           {"fuzz", "--resume", "/tmp", "--seed", "1"},
+           {"fuzz", "--resume", "/tmp", "--out", "x"},
+           {"fuzz", "merge", "/tmp", "--trials", "3"},
+           {"fuzz", "merge", "/tmp", "--lock", "xadd"},
+           {"fuzz", "merge", "/tmp", "--seed", "1"},
+           {"fuzz", "merge", "/tmp", "--resume", "/tmp"},
+           {"--readers", "3", "fuzz", "--trials", "1"},
+           {"--inject", "yield@in-cs", "fuzz", "--trials", "1"},
+           {"--duration", "1s", "fuzz", "--trials", "1"},
+           {"--readers", "3", "selftest"},
+           {"--duration", "1s", "selftest"},
+           {"fuzz", "--time", "1s", "--trials", "2"},
+           {"fuzz", "--out", "", "--trials", "1"},
+           {"fuzz", "--shard", "", "--trials", "1"},
+           {"fuzz", "--jobs", "65536", "--trials", "1"},
+           {"--readers", "3", "suite", "bkl"},
+           {"--cpus", "0", "suite", "rwsem-test"},
+           {"--duration", "0", "list"},
+           {"list", "--readers", "5"},
+           {"--lock", "xadd", "--hist", "hold", "--hist-buckets", "10"},
+           {"--no-check", "--fail-fast"},
+           {"--lock", "tas", "--xadd-wake", "unfair"},
+           {"--no-check", "validate", "--lock", "xadd"},
+           {"--repeat", "3", "validate", "--lock", "xadd"},
+           {"--inject", "delay@in-cs:exp(1us),exp(2us)"},
+           {"--inject", "delay@in-cs:p=0.5,p=0.1"},
+           {"--inject", "delay@in-cs:p=0.5,every=2"},
+           {"--inject", "yield@in-cs+in-cs"},
+           {"--inject", "sleep@in-cs:fixed(5s)"},
+       }) {
+    const CliOutcome o = parse(args);
+    std::string shown;
+    for (const auto& a : args) shown += a + " ";
+    BOOST_TEST(one_line_error(o), shown << "-> " << o.output);
+  }
+  // What each does read is still taken.
+  BOOST_TEST((parse({"--lock", "xadd", "--xadd-wake", "unfair"}).action == CliAction::kRun));
+  BOOST_TEST((parse({"--lock", "xadd", "--seed", "1", "fuzz", "--trials", "1"}).action == CliAction::kFuzz));
+  BOOST_TEST((parse({"--lock", "xadd", "--watchdog", "5s", "validate"}).action == CliAction::kValidate));
+  BOOST_TEST((parse({"--duration", "1s", "suite", "rwsem-test"}).action == CliAction::kSuite));
+}
+
+// Messages that name the option the user gave and suggest what it takes.
+BOOST_AUTO_TEST_CASE(messages_name_what_was_given_and_what_is_taken) {
+  const auto said = [](std::vector<std::string> args) { return parse(args).output; };
+  BOOST_TEST(said({"--duration", "1us"}).find("250us") == std::string::npos);
+  BOOST_TEST(said({"--duration", "1us"}).find("500ms") != std::string::npos);
+  BOOST_TEST(said({"fuzz", "--time", "1ms"}).find("500ms") == std::string::npos);
+  BOOST_TEST(said({"--lock", "mutex", "--threads", "1e3"}).find("not a whole number") != std::string::npos);
+  BOOST_TEST(said({"--cpus", "0-99999999"}).find("out of range") != std::string::npos);
+  BOOST_TEST(said({"--plugin", "", "list"}).find("an empty path") != std::string::npos);
+  BOOST_TEST(said({"--help"}).find("4 CRASH") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(durations) {
   std::string err;
   BOOST_TEST(parse_duration("2", &err).value() == 2s);

@@ -467,5 +467,51 @@ BOOST_AUTO_TEST_CASE(a_reproducer_names_a_relative_plugin_absolutely) {
   BOOST_TEST(script.find("--plugin " + (dir.path / "crash.so").string()) != std::string::npos, script);
 }
 
+// Lines no campaign of this header could have written are corruption: one
+// line and exit 2, for --resume and for merge, never a finding or a count.
+BOOST_AUTO_TEST_CASE(resume_and_merge_refuse_lines_the_campaign_did_not_write) {
+  ScratchDir dir;
+  const std::string good = dir / "good", other = dir / "other";
+  ProcessResult a = run_rwstress("fuzz --trials 3 --seed 11 --lock ticket,xadd --trial-time 100ms --out " + good);
+  BOOST_REQUIRE(a.exit_code == 0);
+  ProcessResult b = run_rwstress("fuzz --trials 3 --seed 12 --lock ticket,xadd --trial-time 100ms --out " + other);
+  BOOST_REQUIRE(b.exit_code == 0);
+  const std::vector<std::string> lines = lines_of(fs::path(good) / "trials.jsonl");
+  const std::vector<std::string> foreign = lines_of(fs::path(other) / "trials.jsonl");
+  BOOST_REQUIRE(lines.size() == 4u);
+  auto edited = [&](const std::string& key, const nlohmann::json& value) {
+    nlohmann::json j = nlohmann::json::parse(lines[1]);
+    j[key] = value;
+    return j.dump();
+  };
+  nlohmann::json header = nlohmann::json::parse(lines[0]);
+  header["shard_count"] = 0;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"a line of another campaign", {lines[0], foreign[1]}},
+      {"index 99999", {lines[0], edited("trial", 99999)}},
+      {"index -3", {lines[0], edited("trial", -3)}},
+      {"index 1e308", {lines[0], edited("trial", 1e308)}},
+      {"a duplicate line", {lines[0], lines[1], lines[1]}},
+      {"shard_count 0", {header.dump(), lines[1]}},
+      {"verdict BOGUS", {lines[0], edited("verdict", "BOGUS")}},
+      {"a lock not in the set", {lines[0], edited("lock", "mcs")}},
+  };
+  int n = 0;
+  for (const auto& [what, content] : cases) {
+    const std::string bad = dir / ("bad" + std::to_string(n++));
+    fs::create_directories(bad);
+    std::ofstream out(fs::path(bad) / "trials.jsonl");
+    for (const std::string& line : content) out << line << "\n";
+    out.close();
+    ProcessResult r = run_rwstress("fuzz --resume " + bad);
+    BOOST_TEST(r.exit_code == 2, what << ": " << r.out << r.err);
+    BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, what << ": " << r.err);
+    BOOST_TEST(r.out.find("finding") == std::string::npos, what << ": " << r.out);
+    if (what == "a line of another campaign") continue;  // merge cannot redraw a campaign
+    ProcessResult m = run_rwstress("fuzz merge " + good + " " + bad);
+    BOOST_TEST(m.exit_code == 2, what << " (merge): " << m.out << m.err);
+  }
+}
+
 }  // namespace
 }  // namespace rwstress::test

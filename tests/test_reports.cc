@@ -267,9 +267,11 @@ BOOST_AUTO_TEST_CASE(binary_compare_refuses_hostile_files) {
                                              "--seed 1 --json " + base + "-ok.json");
   BOOST_REQUIRE(r.exit_code == 0);
   const std::string ok = test::slurp(base + "-ok.json");
+  // The first `from` (within the runs, for keys the config has too).
   auto variant = [&](const std::string& name, const std::string& from, const std::string& to) {
     std::string text = ok;
-    const auto at = text.find(from);
+    const bool in_runs = from == "\"duration_s\": " || from == "\"repeat\": ";
+    const auto at = text.find(from, in_runs ? text.find("\"runs\"") : 0);
     BOOST_REQUIRE(at != std::string::npos);
     text.replace(at, from.size(), to);
     std::ofstream(base + name) << text;
@@ -280,6 +282,13 @@ BOOST_AUTO_TEST_CASE(binary_compare_refuses_hostile_files) {
       variant("-huge.json", "\"ops_per_s\": ", "\"ops_per_s\": 1.7e308, \"x\": "),
       variant("-schema.json", "\"schema\": 1", "\"schema\": 4294967297"),
       variant("-type.json", "\"reads\": ", "\"reads\": \"many\", \"x\": "),
+      // Figures no run has: they made 6.1e19 reads/s, or made rows vanish.
+      variant("-reads.json", "\"reads\": ", "\"reads\": 18446744073709551615, \"x\": "),
+      variant("-dur0.json", "\"duration_s\": ", "\"duration_s\": 0, \"x\": "),
+      variant("-durneg.json", "\"duration_s\": ", "\"duration_s\": -1, \"x\": "),
+      variant("-repeat.json", "\"repeat\": ", "\"repeat\": -5, \"x\": "),
+      variant("-repeat2.json", "\"repeat\": ", "\"repeat\": 1e300, \"x\": "),
+      variant("-kind.json", "\"kind\": \"run\"", "\"kind\": \"bogus\""),
       "/tmp",
       base + "-missing.json",
   };
@@ -289,6 +298,13 @@ BOOST_AUTO_TEST_CASE(binary_compare_refuses_hostile_files) {
     BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, bad << ": " << r.err);
     std::remove(bad.c_str());
   }
+  // A run that did not PASS is left out of the means, and the table says so.
+  const std::string failed = variant("-fail.json", "\"verdict\": \"PASS\"", "\"verdict\": \"FAIL\"");
+  r = test::run_rwstress("compare " + base + "-ok.json " + failed);
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out.find("Left out of B's means (they did not PASS a full run): 1 FAIL run") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("[A: 2 runs, B: 1 runs]") != std::string::npos, r.out);
+  std::remove(failed.c_str());
   std::remove((base + "-ok.json").c_str());
 }
 

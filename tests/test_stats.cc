@@ -63,6 +63,30 @@ BOOST_AUTO_TEST_CASE(starved_writer_of_a_task_fair_lock_is_STARVED) {
   BOOST_TEST(exit_code_of(r.verdict) == 5);
 }
 
+// A safety violation names the run, whatever happened after it: threads
+// that then could not leave the lock are reported beside it.
+BOOST_AUTO_TEST_CASE(a_violation_then_a_hang_is_FAIL_with_the_hang_kept) {
+  RunResult r = with_threads(Fairness::kTaskFair, {{Role::kWriter, 100}, {Role::kWriter, 100}});
+  r.violation_count = 1;
+  r.violations_by_kind[int(ViolationKind::kWriterExclusion)] = 1;
+  r.hang_report = {"thread 0 (writer, cpu 0): down_write for 10.00s, 100 ops done"};
+  summarize_run(r);
+  BOOST_TEST(r.verdict == Verdict::kFail);
+  BOOST_TEST(r.hang_report.size() == 1u);
+  RunResult h = with_threads(Fairness::kTaskFair, {{Role::kWriter, 100}, {Role::kWriter, 100}});
+  h.hang_report = {"thread 0 (writer, cpu 0): down_write for 10.00s, 100 ops done"};
+  summarize_run(h);
+  BOOST_TEST(h.verdict == Verdict::kHang);  // no violation: the hang is the finding
+}
+
+BOOST_AUTO_TEST_CASE(the_verdicts_in_order_of_severity) {
+  BOOST_TEST(worse(Verdict::kPass, Verdict::kInterrupted) == Verdict::kInterrupted);
+  BOOST_TEST(worse(Verdict::kInterrupted, Verdict::kStarved) == Verdict::kStarved);
+  BOOST_TEST(worse(Verdict::kInterrupted, Verdict::kFail) == Verdict::kFail);
+  BOOST_TEST(std::string(verdict_name(Verdict::kInterrupted)) == "INTERRUPTED");
+  BOOST_TEST(exit_code_of(Verdict::kInterrupted) > 128);
+}
+
 BOOST_AUTO_TEST_CASE(starved_writer_of_a_reader_pref_lock_is_a_note) {
   RunResult r = with_threads(Fairness::kReaderPref,
                              {{Role::kReader, 1000000}, {Role::kReader, 1000000}, {Role::kWriter, 3}});
@@ -254,11 +278,14 @@ BOOST_AUTO_TEST_CASE(verdict_severity_and_exit_codes) {
   BOOST_TEST(exit_code_of(Verdict::kFail) == 1);
   BOOST_TEST(exit_code_of(Verdict::kHang) == 3);
   BOOST_TEST(exit_code_of(Verdict::kCrash) == 4);
+  // Within one run a violation names the verdict even if threads then
+  // hang (a_violation_then_a_hang_is_FAIL_with_the_hang_kept); across runs
+  // a HANG is still the worse exit code.
   RunResult hung = with_threads(Fairness::kTaskFair, {{Role::kWriter, 1}});
   hung.violation_count = 2;
   hung.hang_report = {"thread 0: stuck"};
   summarize_run(hung);
-  BOOST_TEST(hung.verdict == Verdict::kHang);
+  BOOST_TEST(hung.verdict == Verdict::kFail);
 }
 
 BOOST_AUTO_TEST_CASE(thread_seeds_are_replayable_and_distinct) {

@@ -47,8 +47,24 @@ Examples:
   rwstress --lock xadd --repeat 5 --json a.json   then: rwstress compare a.json b.json
 
 Exit codes: 0 PASS, 1 FAIL (invariant violated), 2 bad usage, 3 HANG,
-5 STARVED. With several locks, the worst verdict decides.
+4 CRASH (a plugin lock crashed its run), 5 STARVED; 128 + the signal (130,
+143, 129) after SIGINT, SIGTERM or SIGHUP: the run cut short is INTERRUPTED.
+With several locks, the worst verdict decides.
 )";
+
+// A whole number in [lo, hi], said as such ("1e3" and "-1" are not one:
+// CLI11's Range would call 1e3 a value out of range).
+CLI::Validator whole(std::uint64_t lo, std::uint64_t hi) {
+  return CLI::Validator(
+      [lo, hi](const std::string& text) {
+        std::uint64_t v = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
+          return fmt::format("'{}' is not a whole number from {} to {}", text, lo, hi);
+        return std::string();
+      },
+      fmt::format("INT in [{} - {}]", lo, hi));
+}
 
 // One option per declared knob (locks/lock_tuning.h): a choice knob takes
 // its words, a number knob a number in its range.
@@ -58,7 +74,7 @@ void add_knob_options(CLI::App& app, LockTuning& tuning) {
     const std::string name = "--" + std::string(k.flag);
     if (k.choices.empty()) {
       app.add_option(name, tuning.*k.field, std::string(k.help))
-          ->check(CLI::Range(k.min, k.max))
+          ->check(whole(k.min, k.max))
           ->default_val(defaults.*k.field);
       continue;
     }
@@ -107,6 +123,31 @@ constexpr std::chrono::nanoseconds kShortestWatchdog = std::chrono::milliseconds
 // Work under this many loop turns is far below any allowed watchdog on any
 // CPU (a turn is at least a cycle), so it is not timed.
 constexpr std::uint64_t kLoopsWorthTiming = 1000000;
+
+// Every main-run option given (before or after the command: they fall
+// through) that `command` does not read is a usage error: nothing a user
+// types is silently ignored. `reads` lists what it reads.
+std::string unread_options(const CLI::App& app, const std::string& command,
+                           const std::vector<std::string>& reads) {
+  for (const CLI::Option* o : app.get_options()) {
+    if (o->count() == 0) continue;
+    const std::string name = o->get_name();
+    if (name == "--help" || name == "--version") continue;
+    if (std::find(reads.begin(), reads.end(), name) != reads.end()) continue;
+    return reads.empty()
+               ? fmt::format("{} does not apply to {}: it takes no run options", name, command)
+               : fmt::format("{} does not apply to {}: it reads only {}", name, command,
+                             fmt::join(reads, ", "));
+  }
+  return "";
+}
+
+// The options of a command (sub) given at all, out of `names`: the first.
+std::string first_given(const CLI::App& sub, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (sub.count(n) > 0) return n;
+  return "";
+}
 
 // Where the reports go, checked before anything runs: no empty path, no
 // two reports on one file (the second would silently replace the first),
@@ -215,7 +256,7 @@ std::string watchdog_guard(const RunConfig& cfg) {
     if (!longest || pause > longest->longest_pause()) longest = &spec;
     per_pass += pause;
   }
-  if (per_pass * 2 > cfg.watchdog)
+  if (per_pass * 2 >= cfg.watchdog)  // strictly under half, as docs/injection.md promises
     return fmt::format("--inject '{}': its pauses (up to {} per pass{}) need a --watchdog over {}",
                        longest->text, format_duration(per_pass),
                        cfg.injection.specs.size() > 1 ? ", all specs together" : "",
@@ -279,32 +320,32 @@ void add_run_options(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                  "or 'busted'")
       ->default_val("rwlock");
   app.add_option("--readers", cfg.readers, "reader threads")
-      ->check(CLI::Range(0, kMaxThreads))
+      ->check(whole(0, kMaxThreads))
       ->default_val(4);
   app.add_option("--writers", cfg.writers,
                  "writer threads; for a semaphore or a mutex, the same as --threads")
-      ->check(CLI::Range(0, kMaxThreads))
+      ->check(whole(0, kMaxThreads))
       ->default_val(2);
   app.add_option("--threads", cfg.threads,
                                      "semaphores and mutexes: threads doing down/up or lock/unlock")
-                          ->check(CLI::Range(1, kMaxThreads))
+                          ->check(whole(1, kMaxThreads))
                           ->default_val(4);
   app.add_option("--count", cfg.count, "semaphores: the initial count")
-                        ->check(CLI::Range(1, kMaxThreads))
+                        ->check(whole(1, kMaxThreads))
                         ->default_val(2);
   add_knob_options(app, cfg.tuning);
   app.add_flag("--sched", cfg.sched, "sched_yield() after each pass through the loop");
   app.add_option("--duration", raw.duration, "per lock: 2, 2s, 500ms")->default_val("4s");
   app.add_option("--cpus", raw.cpus, "CPU numbers, as taskset takes them: 0, 0-3,8; default: all allowed");
   app.add_option("--ncpus", raw.ncpus, "a number of CPUs: the first N of the placement order")
-      ->check(CLI::Range(1, 65536));
+      ->check(whole(1, 65536));
   app.add_option("--placement", raw.placement, "compact | scatter | smt")->default_val("compact");
   app.add_option("--cs-read", cfg.cs_read_loops, "work inside a read hold, in loop turns")
-      ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
+      ->check(whole(std::uint64_t(0), std::uint64_t(1) << 32));
   app.add_option("--cs-write", cfg.cs_write_loops, "work inside a write hold, in loop turns")
-      ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
+      ->check(whole(std::uint64_t(0), std::uint64_t(1) << 32));
   app.add_option("--delay", cfg.delay_loops, "work between acquisitions, in loop turns")
-      ->check(CLI::Range(std::uint64_t(0), std::uint64_t(1) << 32));
+      ->check(whole(std::uint64_t(0), std::uint64_t(1) << 32));
   app.add_option("--try-every", cfg.try_every,
                  "one acquisition in N goes through the trylock (where the lock has one) and "
                  "one write hold in N ends in downgrade_write (N a power of two; default 16)")
@@ -343,10 +384,10 @@ void add_run_options(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                  "log2 (default), or a bucket width (128ns, 1us) for linear buckets");
   app.add_option("--hist-buckets", cfg.measure.hist.buckets,
                  "linear buckets before the overflow count")
-      ->check(CLI::Range(1, 4096))
+      ->check(whole(1, 4096))
       ->default_val(64);
   app.add_option("--repeat", cfg.repeat, "run each lock N times (for compare)")
-      ->check(CLI::Range(1, 1000))
+      ->check(whole(1, 1000))
       ->default_val(1);
   app.add_option("--csv", cfg.csv_path, "also write one CSV row per run to PATH");
   app.add_option("--junit", cfg.junit_path, "also write JUnit XML (one test case per run) to PATH");
@@ -360,6 +401,8 @@ void add_run_options(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
 // list, selftest, sweep, suite and compare, with their own options.
 void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   raw.list = app.add_subcommand("list", "list every lock implementation");
+  raw.list->fallthrough();  // a run option given after it is named and refused, not taken as 'what'
+
   raw.list->add_option("what", raw.list_what, "'injectors': every injector and injection point")
       ->check(CLI::IsMember({"locks", "injectors"}));
   CLI::App* selftest = raw.selftest = app.add_subcommand(
@@ -400,16 +443,16 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                "own replay command line (docs/fuzzing.md).");
   fuzz->add_option("--time", raw.fuzz_time, "the campaign's budget (default 10m)");
   fuzz->add_option("--trials", cfg.fuzz.trials, "run this many trials instead of a budget")
-      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40));
+      ->check(whole(std::uint64_t(1), std::uint64_t(1) << 40));
   fuzz->add_option("--trial-time", raw.fuzz_trial_time, "each trial's --duration (default 500ms)");
   fuzz->add_option("--out", cfg.fuzz.out_dir,
                    "DIR: trials.jsonl (a line per trial, fsynced) and repro-N.sh per finding");
   fuzz->add_flag("--stop-on-failure", cfg.fuzz.stop_on_failure, "stop at the first finding");
   fuzz->add_option("--dry-run", cfg.fuzz.dry_run, "print the first N trials' command lines and exit")
-      ->check(CLI::Range(1, 1000000));
+      ->check(whole(1, 1000000));
   fuzz->add_option("--jobs", cfg.fuzz.jobs,
                    "trials side by side, each on its own CPUs (default: one per 4 CPUs)")
-      ->check(CLI::Range(1, 65536));
+      ->check(whole(1, 65536));
   fuzz->add_option("--shard", raw.fuzz_shard,
                    "i/N: this machine's share, the trials k with k mod N == i (then: fuzz merge)");
   fuzz->add_option("--resume", cfg.fuzz.resume,
@@ -417,7 +460,7 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   fuzz->add_option("--reproduce", cfg.fuzz.reproduce,
                    "K: rerun each finding K times, and shrink it while it fails in one of K "
                    "(default 5; 0: neither)")
-      ->check(CLI::Range(0, 1000));
+      ->check(whole(0, 1000));
   fuzz->add_option("--shrink-time", raw.fuzz_shrink_time,
                    "shrinking's budget per finding (default 1m; 0: do not shrink)");
   fuzz->add_option("--trial-memory", raw.fuzz_memory,
@@ -486,6 +529,9 @@ std::string finish_histograms(const CLI::App& app, const RawOptions& raw, RunCon
   if (raw.hist_what.empty() && (app.count("--hist-bucket") > 0 || app.count("--hist-buckets") > 0))
     return "--hist-bucket and --hist-buckets shape a histogram: add --hist hold or "
            "--hist wait";
+  if (app.count("--hist-buckets") > 0 && raw.hist_bucket == "log2")
+    return "--hist-buckets counts linear buckets; log2 buckets cover every time: give "
+           "--hist-bucket WIDTH (like 128ns) with it, or leave it out";
   if (raw.hist_bucket != "log2") {
     auto width = parse_duration(raw.hist_bucket, &error, std::chrono::nanoseconds(1));
     if (!width || width->count() < 1)
@@ -594,6 +640,55 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   for (const std::string& path : cfg.plugins)
     if (std::string err = load_plugin(path); !err.empty()) return usage_error(err);
 
+  // What each command reads of the main run's options; the rest, given
+  // with it, are refused rather than silently ignored.
+  std::string unread;
+  if (raw.list->parsed()) unread = unread_options(app, "list", {"--plugin"});
+  else if (raw.selftest->parsed()) unread = unread_options(app, "selftest", {"--plugin"});
+  else if (raw.compare->parsed()) unread = unread_options(app, "compare", {});
+  else if (raw.fuzz_merge->parsed()) {
+    unread = unread_options(app, "fuzz merge", {"--json", "--junit"});
+    if (unread.empty())
+      if (std::string given = first_given(*raw.fuzz, {"--time", "--trials", "--trial-time", "--out",
+                                                      "--stop-on-failure", "--dry-run", "--jobs",
+                                                      "--shard", "--resume", "--reproduce",
+                                                      "--shrink-time", "--trial-memory", "--trial-cpu"});
+          !given.empty())
+        unread = fmt::format("{} does not apply to fuzz merge: it reads the shards' directories, "
+                             "--json and --junit",
+                             given);
+  } else if (raw.fuzz->parsed() && raw.fuzz->count("--resume") > 0) {
+    unread = unread_options(app, "fuzz --resume", {"--json", "--junit"});
+    if (unread.empty())
+      if (std::string given = first_given(*raw.fuzz, {"--time", "--trials", "--trial-time", "--out",
+                                                      "--stop-on-failure", "--dry-run", "--jobs",
+                                                      "--shard", "--reproduce", "--shrink-time",
+                                                      "--trial-memory", "--trial-cpu"});
+          !given.empty())
+        unread = fmt::format("{} does not apply to fuzz --resume: the campaign's options come from "
+                             "its directory (only --json and --junit may be given anew)",
+                             given);
+  } else if (raw.fuzz->parsed()) {
+    unread = unread_options(app, "fuzz",
+                            {"--plugin", "--lock", "--seed", "--cpus", "--ncpus", "--json", "--junit"});
+  } else if (raw.validate->parsed()) {
+    unread = unread_options(app, "validate",
+                            {"--plugin", "--lock", "--seed", "--cpus", "--ncpus", "--placement",
+                             "--watchdog", "--cs-write", "--delay"});
+  } else if (raw.suite->parsed()) {
+    // A suite sets its own shapes and CPUs.
+    for (const char* flag : {"--readers", "--writers", "--threads", "--count", "--sched", "--cpus", "--ncpus"})
+      if (app.count(flag) > 0 && unread.empty())
+        unread = fmt::format("{} does not apply to suite {}: the suite sets its own thread shapes and CPUs",
+                             flag, cfg.suite);
+    for (const char* flag : {"--cs-write", "--delay"})
+      if (cfg.suite == "bkl" && app.count(flag) > 0 && unread.empty())
+        unread = fmt::format("{} does not apply to suite bkl: it runs the 2000 BKL report's tiny "
+                             "critical section",
+                             flag);
+  }
+  if (!unread.empty()) return usage_error(unread);
+
   CliOutcome out;
   if (raw.list->parsed()) {
     out.action = raw.list_what == "injectors" ? CliAction::kListInjectors : CliAction::kList;
@@ -617,6 +712,19 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   cfg.locks = select_locks(cfg.lock_spec, &error);
   if (cfg.locks.empty()) return usage_error(error);
   if (error = finish_roles(app, cfg); !error.empty()) return usage_error(error);
+  if (raw.no_check && cfg.fail_fast)
+    return usage_error("--fail-fast stops at the first violation, and --no-check checks for none: "
+                       "give one");
+  // A lock knob no selected lock reads is refused, as --count is without a
+  // semaphore: it would be copied into the replay line and change nothing.
+  for (const Knob& k : kKnobs) {
+    if (app.count("--" + std::string(k.flag)) == 0) continue;
+    const bool read = std::any_of(cfg.locks.begin(), cfg.locks.end(),
+                                  [&](const LockMeta* m) { return reads_knob(k, m->name); });
+    if (!read)
+      return usage_error(fmt::format("--{} is a knob of {}; none of the selected locks reads it",
+                                     k.flag, k.locks));
+  }
   if (error = finish_run_options(app, raw, cfg); !error.empty()) return usage_error(error);
   if (error = output_paths_error(cfg, app); !error.empty()) return usage_error(error);
 
@@ -627,6 +735,21 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     cfg.validate_time = *t;
   }
   if (raw.fuzz->parsed()) {
+    if (raw.fuzz->count("--time") > 0 && raw.fuzz->count("--trials") > 0)
+      return usage_error("fuzz: --time (a budget) and --trials (a count) are one choice; give one");
+    if (raw.fuzz->count("--out") > 0 && cfg.fuzz.out_dir.empty())
+      return usage_error("fuzz --out: an empty path (give a directory, or leave --out out for no log)");
+    if (raw.fuzz->count("--shard") > 0 && raw.fuzz_shard.empty())
+      return usage_error("fuzz --shard: want i/N with 0 <= i < N, like 0/4");
+    if (raw.fuzz->count("--jobs") > 0) {
+      const int cpus = cfg.cpus.count > 0 ? cfg.cpus.count
+                       : !cfg.cpus.list.empty() ? int(cfg.cpus.list.size())
+                                                : allowed_cpu_count();
+      if (cfg.fuzz.jobs > cpus)
+        return usage_error(fmt::format("fuzz --jobs {}: each job needs a CPU of its own and there "
+                                       "are {}; at most --jobs {}",
+                                       cfg.fuzz.jobs, cpus, cpus));
+    }
     if (!cfg.lock_given) cfg.locks = select_locks("all", &error);  // every correct lock
     if (cfg.locks.empty()) return usage_error(error);
     auto t = parse_duration(raw.fuzz_time, &error, std::chrono::seconds(1));

@@ -77,6 +77,16 @@ double number(const json& j, const char* key) {
   return v;
 }
 
+// A count rwstress wrote: a whole number a double holds exactly (2^53 is
+// far beyond any run's acquisitions: 100 years at 10^9 a second is 2^62,
+// and no run is that long).
+double count(const json& j, const char* key) {
+  const double v = number(j, key);
+  if (v < 0 || v != std::floor(v) || v > 9007199254740992.0)
+    throw std::runtime_error(fmt::format("has '{}' = {}, not a count", key, j.at(key).dump()));
+  return v;
+}
+
 // A scenario key for files whose runs lack one: what the run itself says.
 std::string fallback_key(const json& run) {
   const std::string family = run.value("family", "");
@@ -124,11 +134,34 @@ std::string load_compare_side(const std::string& path, CompareSide* out,
   if (!doc["schema"].is_number_integer() || doc["schema"].get<std::int64_t>() != 1)
     return fmt::format("compare: '{}' has schema {}; this rwstress reads schema 1", path,
                        doc["schema"].dump());
+  if (doc.contains("kind")) {
+    const json& kind = doc["kind"];
+    if (!kind.is_string() || (kind != "run" && kind != "sweep" && kind != "suite rwsem-test" &&
+                              kind != "suite bkl"))
+      return fmt::format("compare: '{}' has kind {}, which rwstress does not write", path, kind.dump());
+  }
   int index = 0;
+  std::map<std::string, int> left_out;  // verdict -> runs
   try {
     for (const json& run : doc["runs"]) {
       ++index;
       if (!run.is_object()) throw std::runtime_error("is not an object");
+      // Figures that cannot be: a run of no time, counts past any run,
+      // a repeat index out of --repeat's range.
+      if (const double d = number(run, "duration_s"); !(d > 0))
+        throw std::runtime_error(fmt::format("has 'duration_s' = {}, not a run's length", run.at("duration_s").dump()));
+      count(run, "reads");
+      count(run, "writes");
+      if (run.contains("repeat") && (!run["repeat"].is_number_unsigned() || run["repeat"].get<std::uint64_t>() >= 1000))
+        throw std::runtime_error(fmt::format("has 'repeat' = {}, not a --repeat index (0 to 999)", run["repeat"].dump()));
+      // A run that failed, hung or was cut short measured something else
+      // than the lock's throughput: left out of the means, and said.
+      const std::string verdict = run.contains("verdict") && run["verdict"].is_string() ? run["verdict"].get<std::string>() : "?";
+      const bool interrupted = run.contains("interrupted") && run["interrupted"] == true;
+      if (verdict != "PASS" || interrupted) {
+        ++left_out[interrupted && verdict == "PASS" ? std::string("INTERRUPTED") : verdict];
+        continue;
+      }
       std::string key = run.contains("scenario") && run["scenario"].is_string() &&
                                 !run["scenario"].get<std::string>().empty()
                             ? run["scenario"].get<std::string>()
@@ -165,7 +198,11 @@ std::string load_compare_side(const std::string& path, CompareSide* out,
   } catch (const std::exception& e) {  // runtime_error from number(), json type errors
     return fmt::format("compare: '{}': run {} {}", path, index, e.what());
   }
-  if (out->order.empty()) return fmt::format("compare: '{}' has no runs", path);
+  for (const auto& [verdict, n] : left_out)
+    out->left_out.push_back(fmt::format("{} {} run{}", n, verdict, n == 1 ? "" : "s"));
+  if (out->order.empty())
+    return fmt::format("compare: '{}' has no runs{}", path,
+                       left_out.empty() ? std::string() : " that passed (every run FAILed, hung or was cut short)");
   return "";
 }
 
@@ -207,6 +244,14 @@ std::vector<std::string> compare_table(const CompareSide& a, const CompareSide& 
   }
   for (const std::string& key : b.order)
     if (!a.figures.count(key)) only_b.push_back(fmt::format("{} ({} runs)", key, b.runs.at(key)));
+  for (const CompareSide* side : {&a, &b})
+    if (!side->left_out.empty()) {
+      out.push_back("");
+      std::string list;
+      for (const std::string& s : side->left_out) list += (list.empty() ? "" : ", ") + s;
+      out.push_back(fmt::format("Left out of {}'s means (they did not PASS a full run): {}",
+                                side == &a ? "A" : "B", list));
+    }
   if (!only_a.empty() || !only_b.empty()) {
     out.push_back("");
     out.push_back("Not compared (no run with the same configuration on the other side):");

@@ -30,6 +30,7 @@ struct CompareSide {
   std::vector<std::string> order;  // scenario keys in file order
   std::map<std::string, std::vector<std::pair<std::string, Sample>>> figures;
   std::map<std::string, int> runs;  // runs per scenario key
+  std::vector<std::string> left_out;  // "2 FAIL runs": runs not in the means, by verdict
 };
 
 // Reads a --json file. Returns "" or one line saying what is wrong.

@@ -56,16 +56,6 @@ std::uint64_t loops(std::mt19937_64& rng) {
 // The watchdog of every trial; every pause in the menu stays far under half of it.
 constexpr const char* kTrialWatchdog = "2s";
 
-bool reads_knob(const Knob& k, std::string_view lock) {
-  std::string_view rest = k.locks;
-  while (!rest.empty()) {
-    const std::size_t space = std::min(rest.find(' '), rest.size());
-    if (rest.substr(0, space) == lock) return true;
-    rest.remove_prefix(std::min(space + 1, rest.size()));
-  }
-  return false;
-}
-
 std::string duration_text(double seconds) {
   const long long s = (long long)seconds;
   if (s >= 3600) return fmt::format("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60);
@@ -351,8 +341,12 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
   if (cpus.empty()) cpus = "0";
   a.insert(a.end(), {"--cpus", cpus, "--placement",
                      pick(rng, {std::string("compact"), std::string("scatter")})});
-  a.insert(a.end(), {"--cs-read", std::to_string(loops(rng)), "--cs-write",
-                     std::to_string(loops(rng)), "--delay", std::to_string(loops(rng))});
+  // Drawn for every lock so that the draws after it stay the same, given
+  // only to a lock with readers (elsewhere it is noise the shrinker must
+  // spend steps removing).
+  const std::uint64_t cs_read = loops(rng);
+  if (meta.family == Family::kRwlock) a.insert(a.end(), {"--cs-read", std::to_string(cs_read)});
+  a.insert(a.end(), {"--cs-write", std::to_string(loops(rng)), "--delay", std::to_string(loops(rng))});
   a.insert(a.end(), {"--try-every", std::to_string(pick(rng, {2, 4, 16, 16, 64}))});
   // The knobs this lock reads, each changed a third of the time: a choice
   // knob to any of its words, a number knob log-uniform up to 8x its default.
@@ -385,7 +379,8 @@ std::string fuzz_resume_args(const std::string& dir, std::vector<std::string>* a
   const std::string path = dir + "/trials.jsonl";
   std::ifstream in(path);
   std::string line;
-  if (!in || !std::getline(in, line)) return fmt::format("{}: {}", path, std::strerror(errno ? errno : EIO));
+  if (!in) return fmt::format("{}: {}", path, std::strerror(errno ? errno : EIO));
+  if (!std::getline(in, line)) return path + ": the file is empty: no campaign header, not a fuzz campaign";
   try {
     *args = nlohmann::json::parse(line).at("argv").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception&) {
@@ -450,6 +445,15 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
   CompletedSet completed(std::uint64_t(f.shard_count));
   if (!f.resume.empty()) {
     const auto take = [&](const TrialRecord& r, bool) {
+      // Each line must be the draw of its index under this campaign's seed
+      // (on one of its job slots): a line from another campaign is refused.
+      if (log.header.value("campaign", nlohmann::json()) == header["campaign"]) {
+        bool drawn = false;
+        for (const std::vector<int>& slot : slots)
+          drawn = drawn || fuzz_trial(cfg, ncpus, r.trial, slot).argv == r.argv;
+        if (!drawn)
+          throw CorruptRecord(fmt::format("trial {}'s command line is not the campaign's draw for it", r.trial));
+      }
       summary.add(r);
       if (r.verdict != "INTERRUPTED") completed.insert(r.trial);
     };

@@ -33,6 +33,9 @@ nlohmann::json trial_to_json(const TrialRecord& r) {
 
 TrialRecord trial_from_json(const nlohmann::json& j) {
   TrialRecord r;
+  // A trial index is a whole number this campaign could have drawn: -3 or
+  // 1e308 would otherwise convert to some index quietly.
+  if (!j.at("trial").is_number_unsigned()) throw CorruptRecord("its trial index is not a whole number");
   r.trial = j.at("trial").get<std::uint64_t>();
   r.seed = j.at("seed").get<std::uint64_t>();
   r.lock = j.at("lock").get<std::string>();
@@ -106,6 +109,9 @@ std::string read_lines(const std::string& path, std::uint64_t* complete_bytes,
     try {
       if (end == std::string::npos) throw std::invalid_argument("no newline");
       take(nlohmann::json::parse(line));
+    } catch (const CorruptRecord& e) {  // whole, but not what this campaign wrote
+      return fmt::format("{}: line {}: {}: the file is corrupt or from another campaign", path,
+                         number, e.what());
     } catch (const std::exception& e) {
       problem = e.what();
     }
@@ -124,9 +130,58 @@ std::string read_lines(const std::string& path, std::uint64_t* complete_bytes,
 
 }  // namespace
 
+namespace {
+
+const char* const kTrialVerdicts[] = {"PASS",  "FAIL",    "HANG",  "STARVED",
+                                      "CRASH", "TIMEOUT", "ERROR", "INTERRUPTED"};
+
+// The header's shard and lock set, checked once.
+struct HeaderFacts {
+  std::uint64_t shard_index = 0, shard_count = 1, trials = 0;
+  std::set<std::string> locks;
+};
+
+HeaderFacts header_facts(const nlohmann::json& h) {
+  HeaderFacts f;
+  const nlohmann::json& index = h.at("shard_index");
+  const nlohmann::json& count = h.at("shard_count");
+  if (!index.is_number_unsigned() || !count.is_number_unsigned() || count.get<std::uint64_t>() == 0 ||
+      index.get<std::uint64_t>() >= count.get<std::uint64_t>())
+    throw CorruptRecord(fmt::format("the header's shard {}/{} is not a shard", index.dump(), count.dump()));
+  f.shard_index = index;
+  f.shard_count = count;
+  const nlohmann::json& trials = h.at("campaign").at("trials");
+  if (!trials.is_number_unsigned()) throw CorruptRecord("the header's trial count is not a whole number");
+  f.trials = trials;
+  const std::string locks = h.at("locks").get<std::string>();
+  for (std::size_t from = 0; from <= locks.size();) {
+    const std::size_t comma = std::min(locks.find(',', from), locks.size());
+    f.locks.insert(locks.substr(from, comma - from));
+    from = comma + 1;
+  }
+  return f;
+}
+
+// What the header alone says a trial line must be.
+void check_against_header(const TrialRecord& r, const HeaderFacts& h) {
+  if (std::find(std::begin(kTrialVerdicts), std::end(kTrialVerdicts), r.verdict) == std::end(kTrialVerdicts))
+    throw CorruptRecord(fmt::format("trial {} has no verdict rwstress gives ('{}')", r.trial, r.verdict));
+  if (h.trials > 0 && r.trial >= h.trials)
+    throw CorruptRecord(fmt::format("trial {} is past the campaign's {} trials", r.trial, h.trials));
+  if (r.trial % h.shard_count != h.shard_index)
+    throw CorruptRecord(fmt::format("trial {} is not in shard {}/{}", r.trial, h.shard_index, h.shard_count));
+  if (!h.locks.count(r.lock))
+    throw CorruptRecord(fmt::format("trial {} ran lock '{}', which is not in the campaign's set", r.trial, r.lock));
+  if (r.argv.empty() || r.argv[0] != "rwstress")
+    throw CorruptRecord(fmt::format("trial {} has no rwstress command line", r.trial));
+}
+
+}  // namespace
+
 std::string read_campaign(const std::string& dir, CampaignLog* log, const TrialFn& on_trial) {
   log->dir = dir;
   bool first = true;
+  HeaderFacts facts;
   std::map<std::uint64_t, bool> interrupted;  // trial -> its last line was INTERRUPTED
   std::string err = read_lines(
       dir + "/trials.jsonl", &log->trials_bytes, &log->dropped, [&](const nlohmann::json& j) {
@@ -134,14 +189,16 @@ std::string read_campaign(const std::string& dir, CampaignLog* log, const TrialF
           if (!j.contains("campaign_seed") || !j.contains("argv"))
             throw std::invalid_argument("no campaign header");
           log->header = j;
+          facts = header_facts(j);
           first = false;
           return;
         }
         const TrialRecord r = trial_from_json(j);
+        check_against_header(r, facts);
         // An interrupted trial never completed: a resumed campaign runs it
         // again, and the later line replaces it.
         auto [it, fresh] = interrupted.try_emplace(r.trial, r.verdict == "INTERRUPTED");
-        if (!fresh && !it->second) throw std::invalid_argument(fmt::format("trial {} twice", r.trial));
+        if (!fresh && !it->second) throw CorruptRecord(fmt::format("trial {} twice", r.trial));
         it->second = r.verdict == "INTERRUPTED";
         on_trial(r, !fresh);
       });

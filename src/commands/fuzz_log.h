@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,14 @@ struct CampaignLog {
   std::uint64_t trials_bytes = 0;  // trials.jsonl's complete lines; what follows is torn
   std::uint64_t checks_bytes = 0;  // findings.jsonl's
   std::vector<std::string> dropped;  // what was torn and dropped, said once each
+};
+
+// A whole line that this campaign cannot have written (an index out of
+// range or in another shard, a lock not in its set, an unknown verdict, a
+// draw other than its seed's): corruption, refused in one line, never
+// dropped as a torn tail. Thrown from a TrialFn, it refuses the log too.
+struct CorruptRecord : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Called for each trial line, in order. `replaces_interrupted`: an earlier

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -31,7 +32,24 @@ struct IsolatedOutcome {
   double others_share = -1;  // RunResult's: other programs' share of the CPUs
   double ops_per_s = 0;      // RunResult's, where the child got that far
   double jain = -1;          // the lower of the readers' and writers' Jain index, -1: none
+  char found[160] = {};      // what_was_found() of the run, cut to fit
+  void set_found(const std::string& text) {
+    std::snprintf(found, sizeof found, "%s", text.c_str());
+  }
 };
+
+// What a run found, for a one-line row: its violation kinds, and a hang
+// beside a FAIL ("[writer-exclusion,torn-record] + HANG"); "" for a PASS.
+inline std::string what_was_found(const RunResult& r) {
+  std::string kinds;
+  for (int k = 0; k < kViolationKindCount; ++k)
+    if (r.violations_by_kind[k] > 0)
+      kinds += (kinds.empty() ? "[" : ",") + std::string(violation_kind_name(ViolationKind(k)));
+  if (!kinds.empty()) kinds += "]";
+  if (r.verdict == Verdict::kFail && !r.hang_report.empty()) kinds += " + HANG";
+  if (!r.error.empty()) kinds += (kinds.empty() ? "" : " ") + r.error;
+  return kinds;
+}
 
 template <class Fn>
 IsolatedOutcome run_isolated(Fn fn, std::chrono::seconds limit) {

@@ -131,7 +131,7 @@ std::string SessionReport::run(const RunConfig& cfg, const SessionPoint& point) 
         // saw nothing wrong proves nothing: it did not run its course.
         if (r.verdict == Verdict::kPass) r.verdict = Verdict::kInterrupted;
       }
-      any_hang_ |= r.verdict == Verdict::kHang;
+      any_hang_ |= !r.hang_report.empty() || r.stuck_threads > 0;  // threads never joined
       const bool stop = r.interrupted || (cfg.fail_fast && r.verdict != Verdict::kPass);
       report.count(r);
       for (auto& reporter : reporters_) reporter->add(report, r);

@@ -193,19 +193,22 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
             mine.jain = r.jain_readers < 0   ? r.jain_writers
                         : r.jain_writers < 0 ? r.jain_readers
                                              : std::min(r.jain_readers, r.jain_writers);
+            mine.set_found(what_was_found(r));
             return mine;
           },
           limit);
       worst = worse(worst, o.verdict);
-      out.print(fmt::format("{:<28} {:<8} {:>8.2f} {:>10} {:>6}", v.name, verdict_name(o.verdict),
+      out.print(fmt::format("{:<28} {:<8} {:>8.2f} {:>10} {:>6}{}", v.name, verdict_name(o.verdict),
                             o.seconds, human_rate(o.ops_per_s),
-                            o.jain < 0 ? std::string("-") : fmt::format("{:.2f}", o.jain)));
+                            o.jain < 0 ? std::string("-") : fmt::format("{:.2f}", o.jain),
+                            o.found[0] ? std::string("  ") + o.found : std::string()));
       elapsed += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       if (o.verdict != Verdict::kPass) {
         failed.push_back(fmt::format("  {}: {}", v.name, cfg.describe(sc.plan)));
         if (first_caught.empty())
-          first_caught = fmt::format("first after {:.1f}s: {}, {}", elapsed, v.name,
-                                     verdict_name(o.verdict));
+          first_caught = fmt::format("first after {:.1f}s: {}, {}{}", elapsed, v.name,
+                                     verdict_name(o.verdict),
+                                     o.found[0] ? std::string(" ") + o.found : std::string());
       }
     }
     out.print("");

@@ -32,11 +32,13 @@ std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* erro
                          text, why);
     return std::nullopt;
   };
+  // All digits; a number past any CPU comes out as 65536 (out of range,
+  // said as such below), not as "not a number".
   auto number = [](const std::string& s, int* out) {
-    if (s.empty() || s.size() > 6) return false;
+    if (s.empty()) return false;
     for (char c : s)
       if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-    *out = std::atoi(s.c_str());
+    *out = s.size() > 6 ? 65536 : std::atoi(s.c_str());
     return true;
   };
   CpuSpec spec;
@@ -59,7 +61,9 @@ std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* erro
       return bad(fmt::format("'{}' is not a range", item));
     }
     if (hi < lo) return bad(fmt::format("range '{}' runs backwards", item));
-    if (hi >= 65536) return bad(fmt::format("CPU {} is out of range", hi));
+    if (hi >= 65536)
+      return bad(fmt::format("CPU {} is out of range (CPU numbers run from 0 to 65535)",
+                             item.substr(dash == std::string::npos ? 0 : dash + 1)));
     if (seen.size() <= size_t(hi)) seen.resize(size_t(hi) + 1, false);
     for (int c = lo; c <= hi; ++c) seen[size_t(c)] = true;
   }
@@ -70,6 +74,10 @@ std::optional<CpuSpec> parse_cpu_spec(const std::string& text, std::string* erro
 }
 
 std::vector<int> RunConfig::chosen_cpus(const Topology& topology) const {
+  if (cpus.count > 0 && std::size_t(cpus.count) > topology.placement_order(placement).size())
+    throw TopologyError(fmt::format("--ncpus {}: this process may use {} CPU{}", cpus.count,
+                                    topology.placement_order(placement).size(),
+                                    topology.placement_order(placement).size() == 1 ? "" : "s"));
   return cpus.count > 0       ? topology.select_cpus(placement, cpus.count)
          : !cpus.list.empty() ? topology.select_cpus(placement, cpus.list)
                               : topology.placement_order(placement);

@@ -7,6 +7,8 @@
 // one is a field here and a row there.
 #pragma once
 
+#include <algorithm>
+
 #include <span>
 #include <string>
 #include <string_view>
@@ -59,6 +61,17 @@ struct Knob {
   // historical bug kept for reproducing it.
   bool drawn = true;
 };
+
+// Whether lock `lock` (a registered name) reads knob `k`.
+inline bool reads_knob(const Knob& k, std::string_view lock) {
+  std::string_view rest = k.locks;
+  while (!rest.empty()) {
+    const std::size_t space = std::min(rest.find(' '), rest.size());
+    if (rest.substr(0, space) == lock) return true;
+    rest.remove_prefix(std::min(space + 1, rest.size()));
+  }
+  return false;
+}
 
 inline constexpr KnobChoice kOnOff[] = {{"on", 1}, {"off", 0}};
 inline constexpr KnobChoice kXaddWake[] = {{"fair", 0}, {"unfair", 1}};

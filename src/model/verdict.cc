@@ -165,12 +165,14 @@ void summarize_run(RunResult& r) {
     }
   }
 
+  // A run that saw a safety violation is FAIL, naming it, whatever happened
+  // after: threads that then could not leave the lock are the violation's
+  // consequence (its hang report is kept beside it), and calling the run a
+  // HANG would hide what was found.
   Verdict v = Verdict::kPass;
   if (starved_promised) v = worse(v, Verdict::kStarved);
-  if (r.violation_count > 0) v = worse(v, Verdict::kFail);
-  if (!r.hang_report.empty() && !(r.stopped_at_violation && r.violation_count > 0))
-    v = worse(v, Verdict::kHang);
-  if (!r.error.empty()) v = worse(v, Verdict::kFail);
+  if (!r.hang_report.empty()) v = worse(v, Verdict::kHang);
+  if (r.violation_count > 0 || !r.error.empty()) v = Verdict::kFail;
   r.verdict = v;
 }
 

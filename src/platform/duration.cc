@@ -20,7 +20,13 @@ std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text,
                                                        std::string* error,
                                                        std::chrono::nanoseconds shortest) {
   auto bad = [&](const char* why) -> std::optional<std::chrono::nanoseconds> {
-    *error = fmt::format("'{}' is not a duration ({}); use e.g. 2, 2s, 500ms, 250us", text, why);
+    // Examples this option takes: none shorter than its shortest.
+    using namespace std::chrono_literals;
+    std::string examples;
+    for (const auto& [shown, value] : {std::pair{"2", std::chrono::nanoseconds(2s)}, {"2s", 2s},
+                                       {"500ms", 500ms}, {"250us", 250us}, {"1m", 1min}})
+      if (value >= shortest) examples += (examples.empty() ? "" : ", ") + std::string(shown);
+    *error = fmt::format("'{}' is not a duration ({}); use e.g. {}", text, why, examples);
     return std::nullopt;
   };
   if (text.empty()) return bad("empty");

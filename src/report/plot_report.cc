@@ -129,7 +129,7 @@ PlotOutput write_plot(const std::string& base, const PlotSpec& spec) {
   for (const auto& [drawn, wanted] : {std::pair{svg, base + ".svg"}, std::pair{png, base + ".png"}}) {
     std::ifstream in(drawn, std::ios::binary);
     std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (err.empty() && (!in.good() && !in.eof() || image.empty())) err = "gnuplot wrote no image";
+    if (err.empty() && ((!in.good() && !in.eof()) || image.empty())) err = "gnuplot wrote no image";
     if (err.empty())
       if (std::string werr = write_report_file(wanted, image); !werr.empty())
         out.errors.push_back("--plot: " + werr);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -288,7 +289,8 @@ using WorkerFn = void (*)(std::shared_ptr<LockRunShared<Lock>>, int);
 //   probe(Lock&) -> std::vector<Violation>, on a fresh instance, on a thread
 //     of its own and bounded by the watchdog (a broken lock may block it);
 //   worker, on sc.threads() pinned threads, until the duration ends;
-//   final_check(Lock&, ViolationLog&), after every worker left.
+//   final_check(Lock&, ViolationLog&[, shared_ptr<void> keeping the lock alive]),
+//   after every worker left.
 // kInstrumented: the workers are the instrumented instantiation, so
 // sc.measure is recorded.
 template <class Lock, bool kInstrumented, class Probe, class FinalCheck>
@@ -369,8 +371,16 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
     result.clock_overhead_ns = clock->overhead_ns();
     for (const ThreadResult& t : result.threads) result.lockstat.merge(t.lockstat);
   }
-  if (result.hang_report.empty() && result.error.empty())
-    final_check(shared->lock, shared->violations);
+  // Not with threads still inside (a hang, or a drain cut off by the join's
+  // bound): the lock is theirs, not free, and that says nothing.
+  if (result.hang_report.empty() && result.error.empty() && result.stuck_threads == 0) {
+    // A check that may leave a thread blocked in the lock gets a handle
+    // that keeps the lock alive for as long as that thread needs it.
+    if constexpr (std::is_invocable_v<FinalCheck, Lock&, ViolationLog&, std::shared_ptr<void>>)
+      final_check(shared->lock, shared->violations, std::shared_ptr<void>(shared));
+    else
+      final_check(shared->lock, shared->violations);
+  }
   LockWarnings::instance().drain_into(shared->violations);
   shared->violations.copy_into(result);
   summarize_run(result);

@@ -173,6 +173,8 @@ struct ThreadWatch {
   int free_seen = 0;                  // samples that saw the lock free meanwhile
   std::optional<std::uint64_t> ran_ns;  // on a CPU + in a run queue, at the mark
   Clock::time_point marked;
+  std::uint64_t others_at_mark = 0;  // every thread's operations at the mark
+  int most_holders = 0;              // most holders seen at once since the mark
   bool reported = false;
 };
 
@@ -265,20 +267,40 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     if (!w.ran_ns || ran != *w.ran_ns) {  // (re)start the asleep window here
       w.ran_ns = ran;
       w.marked = now;
+      w.others_at_mark = total;
+      w.most_holders = 0;
       return;
     }
-    const std::uint64_t others = total - w.others_at_since;
+    // The others' operations while this thread slept: not the ones they did
+    // before they, too, got stuck (that is a HANG, said by the watchdog).
+    const std::uint64_t others = total - w.others_at_mark;
     if (now - w.marked < asleep_window || waited < sc.watchdog || w.free_seen < kFreeSamples ||
         others == 0)
       return;
     w.reported = true;
+    const double asleep_s = std::chrono::duration<double>(now - w.marked).count();
+    // A semaphore "seen free" had fewer holders than its count. If no more
+    // than that were ever in at once while this one slept and the others
+    // cycled, units are missing: an up() that did not give its unit back
+    // looks the same from outside as a wake-up that never came.
+    if (sc.family == Family::kSemaphore && w.most_holders < sc.count) {
+      s.violations.report(
+          ViolationKind::kLostWakeup, i,
+          fmt::format("asleep in {} for {:.2f}s (not run, not runnable for the last {:.2f}s) "
+                      "while the others did {} operations in that time, never more than {} of "
+                      "the semaphore's {} units held at once: units lost (an up() that did not "
+                      "give its unit back) or a lost wake-up",
+                      phase_name(w.phase), std::chrono::duration<double>(waited).count(),
+                      asleep_s, others, w.most_holders, sc.count));
+      return;
+    }
     s.violations.report(
         ViolationKind::kLostWakeup, i,
         fmt::format("asleep in {} for {:.2f}s (not run, not runnable for the last {:.2f}s) "
-                    "while the others did {} operations and the lock was seen free {} times: "
-                    "a lost or late wake-up",
-                    phase_name(w.phase), std::chrono::duration<double>(waited).count(),
-                    std::chrono::duration<double>(now - w.marked).count(), others, w.free_seen));
+                    "while the others did {} operations in that time and the lock was seen "
+                    "free {} times: a lost or late wake-up",
+                    phase_name(w.phase), std::chrono::duration<double>(waited).count(), asleep_s,
+                    others, w.free_seen));
   };
   auto sample = [&](Clock::time_point now) {
     std::uint64_t total = 0;
@@ -296,6 +318,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
       for (int i = 0; i < n; ++i) {
         ThreadWatch& w = watch[size_t(i)];
         w.free_seen += free_now && waits_in_lock(w.phase);
+        w.most_holders = std::max(w.most_holders, holders);
         watch_wakeup(i, w, now, total);
       }
     }
@@ -306,16 +329,72 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     return now - last_progress >= sc.watchdog;
   };
 
+  // No progress for the watchdog time is a HANG only once every thread that
+  // wanted a CPU since then has had one: a spinlock's holder preempted on
+  // an overloaded machine (16 spinners on 2 CPUs beside a CPU hog) keeps
+  // everyone waiting without the lock being at fault, and is runnable, not
+  // running, all that time. From the moment the watchdog expires each
+  // thread's schedstat is watched; the hang stands when each has run
+  // kHangTurn on a CPU, or has not asked for one (asleep in the lock), and
+  // still nothing moved. Any progress ends the check. Without schedstat,
+  // the watchdog alone decides, as before.
+  constexpr std::chrono::nanoseconds kHangTurn = std::chrono::milliseconds(1);
+  struct HangCheck {
+    bool active = false;
+    Clock::time_point since;
+    std::vector<std::optional<SchedTimes>> at;
+    std::vector<int> waiting;  // threads still owed a turn on a CPU, at the last look
+  } check;
+  const auto hang_confirmed = [&](Clock::time_point now) {
+    if (!check.active) {
+      check.active = true;
+      check.since = now;
+      check.at.assign(size_t(n), std::nullopt);
+      for (int i = 0; i < n; ++i)
+        if (const pid_t tid = s.slots[i].tid.load(std::memory_order_relaxed); tid != 0)
+          check.at[size_t(i)] = read_thread_sched_times(int(tid));
+    }
+    check.waiting.clear();
+    for (int i = 0; i < n; ++i) {
+      const pid_t tid = s.slots[i].tid.load(std::memory_order_relaxed);
+      if (!check.at[size_t(i)] || tid == 0 || s.slots[i].phase.load() == Phase::kDone) continue;
+      const std::optional<SchedTimes> t = read_thread_sched_times(int(tid));
+      if (!t) continue;
+      const std::uint64_t ran = t->on_cpu_ns - check.at[size_t(i)]->on_cpu_ns;
+      const std::uint64_t queued = t->runq_wait_ns - check.at[size_t(i)]->runq_wait_ns;
+      if (ran < std::uint64_t(kHangTurn.count()) && queued > 0) check.waiting.push_back(i);
+    }
+    return check.waiting.empty();
+  };
+  // The note a run gets when it ended while threads still waited for a CPU.
+  const auto cpu_starved_note = [&](Clock::time_point now, const char* when) {
+    std::string who;
+    for (std::size_t k = 0; k < check.waiting.size() && k < 8; ++k)
+      who += (k ? ", " : "") + std::to_string(check.waiting[k]);
+    if (check.waiting.size() > 8) who += fmt::format(" and {} more", check.waiting.size() - 8);
+    result.notes.push_back(fmt::format(
+        "no progress for {:.2f}s {}, but thread{} {} waited for a CPU (runnable, not running) "
+        "all that time: the machine held {} back, not the lock; not judged as a HANG",
+        std::chrono::duration<double>(now - last_progress).count(), when,
+        check.waiting.size() == 1 ? "" : "s", who, check.waiting.size() == 1 ? "it" : "them"));
+  };
+
   const Clock::time_point end = start + sc.duration;
   while (!s.stop.load()) {
     Clock::time_point now = Clock::now();
     if (now >= end || interrupt_signal() != 0) break;
     std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(tick, end - now));
-    if (sample(Clock::now())) {
+    now = Clock::now();
+    if (!sample(now)) {
+      check.active = false;
+      continue;
+    }
+    if (hang_confirmed(now)) {
       hung = true;
       break;
     }
   }
+  if (!hung && check.active && !check.waiting.empty()) cpu_starved_note(Clock::now(), "before the stop");
   Clock::time_point stopped = Clock::now();
   const std::optional<double> busy_after = read_cpus_busy_s(sc.plan.cpus);
   // Only a --fail-fast violation (or a failed binding) sets the flag before
@@ -335,6 +414,11 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   };
   int done = done_count();
   Clock::time_point join_deadline = stopped + sc.watchdog;
+  // However long the workers keep draining (2000 threads through a FIFO
+  // lock on 2 CPUs took minutes), the join ends by this: those still inside
+  // are reported, left running, and not waited for.
+  const Clock::time_point join_cap = stopped + 2 * sc.watchdog;
+  check.active = false;
   std::uint64_t join_total = last_total;
   // Workers usually finish within microseconds of the stop: look again soon,
   // then less often (a whole tick's nap here was a tenth of a second added
@@ -348,13 +432,26 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
       done = now_done;
       join_total = last_total;
       join_deadline = now + sc.watchdog;
+      check.active = false;
     }
     if (done == n) break;
-    if (now >= join_deadline) {
+    if (now >= join_deadline && hang_confirmed(now)) {
       hung = true;
       break;
     }
-    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(nap, join_deadline - now));
+    if (now >= join_cap) {
+      if (!check.waiting.empty() && now >= join_deadline)
+        cpu_starved_note(now, "after the stop");
+      else
+        result.notes.push_back(fmt::format(
+            "{} of {} threads had not left the lock {:.1f}s after the stop, still moving: left "
+            "running, not waited for (their counts are not in the totals); not a HANG",
+            n - done, n, std::chrono::duration<double>(now - stopped).count()));
+      break;
+    }
+    const Clock::time_point next = now < join_deadline ? std::min(join_deadline, join_cap) : join_cap;
+    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(
+        std::max<std::chrono::nanoseconds>(nap, std::chrono::microseconds(50)), next - now));
     nap = std::min<std::chrono::nanoseconds>(nap * 2, tick);
   }
 

@@ -7,7 +7,9 @@
 // units can be taken and no more.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "run/family_run.h"
@@ -113,8 +115,60 @@ std::vector<Violation> probe_semaphore_semantics(Lock& lock, int count) {
   return found;
 }
 
+// Without down_trylock: how many units a helper thread takes with down()
+// before it blocks for kUnitWait. A semaphore that lost units blocks it
+// early; it is then given the missing units (up()) so that it can finish and
+// be joined, and everything it took is given back. A helper that even that
+// does not release (a lock whose up() wakes nobody) is left blocked, with
+// `keep` holding the lock alive for it.
+constexpr std::chrono::milliseconds kUnitWait{500};
+
 template <class Lock>
-void check_count_restored(Lock& lock, int count, ViolationLog& log) {
+int take_units_with_down(Lock& lock, int count, const std::shared_ptr<void>& keep) {
+  struct Helper {
+    std::atomic<int> taken{0};
+    std::atomic<bool> done{false};
+  };
+  auto h = std::make_shared<Helper>();
+  std::thread helper([&lock, count, h, keep] {
+    for (int i = 0; i < count; ++i) {
+      lock.down();
+      h->taken.fetch_add(1);
+    }
+    h->done.store(true);
+  });
+  const auto wait_for = [&](auto until) {
+    const auto deadline = std::chrono::steady_clock::now() + kUnitWait;
+    while (!until() && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  };
+  wait_for([&] { return h->done.load(); });
+  const int taken = h->taken.load();
+  for (int given = taken; given < count && !h->done.load(); ++given) {
+    const int before = h->taken.load();
+    lock.up();
+    wait_for([&] { return h->taken.load() > before; });
+  }
+  if (!h->done.load()) {
+    helper.detach();
+    return taken;
+  }
+  helper.join();
+  for (int i = 0; i < count; ++i) lock.up();
+  return taken;
+}
+
+template <class Lock>
+void check_count_restored(Lock& lock, int count, ViolationLog& log,
+                          const std::shared_ptr<void>& keep = nullptr) {
+  if constexpr (!HasSemTrylock<Lock>) {
+    const int taken = take_units_with_down(lock, count, keep);
+    if (taken < count)
+      log.report(ViolationKind::kSemaphoreCount, kAfterRunThread,
+                 fmt::format("after the run only {} of the {} units could be taken: down() "
+                             "blocked for {}ms on the next with every worker gone (units lost)",
+                             taken, count, kUnitWait.count()));
+  }
   if constexpr (HasSemTrylock<Lock>) {
     bool refused_extra = false;
     int taken = drain_and_restore(lock, count, &refused_extra);
@@ -133,7 +187,9 @@ RunResult run_semaphore(const Scenario& sc, const LockMeta& meta) {
   return run_lock_workers<Lock, kInstrumented>(
       sc, meta, &semaphore_worker<Lock, kInstrumented>,
       [count](Lock& l) { return probe_semaphore_semantics(l, count); },
-      [count](Lock& l, ViolationLog& log) { check_count_restored(l, count, log); });
+      [count](Lock& l, ViolationLog& log, const std::shared_ptr<void>& keep) {
+        check_count_restored(l, count, log, keep);
+      });
 }
 
 }  // namespace rwstress

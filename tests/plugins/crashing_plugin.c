@@ -9,9 +9,15 @@
  *   exit-200     the same, calling exit(0) instead: a CRASH, not a HANG
  *   fork-sleeper a correct lock whose first lock() forks a process that
  *                  sleeps 40 s holding every inherited descriptor: the run
- *                  still ends on time, PASS */
+ *                  still ends on time, PASS
+ *   sem-leak-50  a futex semaphore whose 50th up() loses its unit: the
+ *                  count goes down by one for good ("units lost")
+ *   sem-futex    the same semaphore without the bug: PASS (it has no
+ *                  try_lock, so the after-run check takes units with down()) */
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <rwstress/plugin.h>
@@ -102,8 +108,55 @@ static const struct rwstress_lock_ops forks = {
     .size = sizeof(struct crashing), .init = crash_init, .lock = fork_lock, .unlock = crash_unlock,
 };
 
+struct leaky {
+    int count;
+    int ups;
+    int leak_at; /* the up() that loses its unit; 0: none */
+};
+
+static int leaky_init(void *l, long count) {
+    ((struct leaky *)l)->count = (int)count;
+    ((struct leaky *)l)->leak_at = 50;
+    return 0;
+}
+
+static int futex_sem_init(void *l, long count) {
+    ((struct leaky *)l)->count = (int)count;
+    return 0;
+}
+
+static void leaky_down(void *l) {
+    struct leaky *s = l;
+    for (;;) {
+        int c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+        if (c > 0 && __atomic_compare_exchange_n(&s->count, &c, c - 1, 0, __ATOMIC_ACQUIRE,
+                                                 __ATOMIC_RELAXED))
+            return;
+        if (c <= 0)
+            syscall(SYS_futex, &s->count, FUTEX_WAIT_PRIVATE, c, NULL, NULL, 0);
+    }
+}
+
+static void leaky_up(void *l) {
+    struct leaky *s = l;
+    if (__atomic_add_fetch(&s->ups, 1, __ATOMIC_RELAXED) == s->leak_at)
+        return; /* the bug: this unit is never given back */
+    __atomic_add_fetch(&s->count, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &s->count, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static const struct rwstress_lock_ops leaks = {
+    .abi = RWSTRESS_PLUGIN_ABI, .name = "sem-leak-50", .family = RWSTRESS_FAMILY_SEMAPHORE,
+    .size = sizeof(struct leaky), .init = leaky_init, .lock = leaky_down, .unlock = leaky_up,
+};
+
+static const struct rwstress_lock_ops futex_sem = {
+    .abi = RWSTRESS_PLUGIN_ABI, .name = "sem-futex", .family = RWSTRESS_FAMILY_SEMAPHORE,
+    .size = sizeof(struct leaky), .init = futex_sem_init, .lock = leaky_down, .unlock = leaky_up,
+};
+
 const struct rwstress_lock_ops *const *rwstress_plugin_v1(void) {
     static const struct rwstress_lock_ops *const list[] = {&segv, &aborts, &deadlocks, &exits,
-                                                           &forks, NULL};
+                                                           &forks, &leaks, &futex_sem, NULL};
     return list;
 }
