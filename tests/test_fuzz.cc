@@ -130,10 +130,15 @@ BOOST_AUTO_TEST_CASE(the_menu_parses_and_every_trial_is_a_valid_command_line) {
 BOOST_AUTO_TEST_CASE(bad_fuzz_options_are_one_line_and_exit_2) {
   for (const char* args : {"fuzz --shard 3/3", "fuzz --shard x", "fuzz --trial-memory 12Q",
                            "fuzz --jobs 0", "fuzz --reproduce -1", "fuzz --resume /nonexistent",
-                           "fuzz merge /nonexistent"}) {
+                           "fuzz merge /nonexistent",
+                           // A summary that cannot be written is said before the first trial,
+                           // not after the campaign.
+                           "fuzz --trials 1000 --json /nonexistent/s.json",
+                           "fuzz --trials 1000 --junit /nonexistent/s.xml"}) {
     ProcessResult r = run_rwstress(args);
     BOOST_TEST(r.exit_code == 2, args << ": " << r.out << r.err);
     BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, args << ": " << r.err);
+    BOOST_TEST(r.out.find("trials in") == std::string::npos, args << ": ran trials");
   }
 }
 

@@ -142,10 +142,17 @@ std::string unread_options(const CLI::App& app, const std::string& command,
   return "";
 }
 
+// fuzz's options that shape a campaign: a resumed campaign takes them from
+// its directory and a merge has none.
+const std::vector<const char*> kCampaignOptions = {
+    "--time",  "--trials", "--trial-time", "--out",         "--stop-on-failure", "--dry-run", "--jobs",
+    "--shard", "--resume", "--reproduce",  "--shrink-time", "--trial-memory",    "--trial-cpu"};
+
 // The options of a command (sub) given at all, out of `names`: the first.
-std::string first_given(const CLI::App& sub, std::initializer_list<const char*> names) {
+std::string first_given(const CLI::App& sub, const std::vector<const char*>& names,
+                        std::string_view except = {}) {
   for (const char* n : names)
-    if (sub.count(n) > 0) return n;
+    if (sub.count(n) > 0 && n != except) return n;
   return "";
 }
 
@@ -649,22 +656,14 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   else if (raw.fuzz_merge->parsed()) {
     unread = unread_options(app, "fuzz merge", {"--json", "--junit"});
     if (unread.empty())
-      if (std::string given = first_given(*raw.fuzz, {"--time", "--trials", "--trial-time", "--out",
-                                                      "--stop-on-failure", "--dry-run", "--jobs",
-                                                      "--shard", "--resume", "--reproduce",
-                                                      "--shrink-time", "--trial-memory", "--trial-cpu"});
-          !given.empty())
+      if (std::string given = first_given(*raw.fuzz, kCampaignOptions); !given.empty())
         unread = fmt::format("{} does not apply to fuzz merge: it reads the shards' directories, "
                              "--json and --junit",
                              given);
   } else if (raw.fuzz->parsed() && raw.fuzz->count("--resume") > 0) {
     unread = unread_options(app, "fuzz --resume", {"--json", "--junit"});
     if (unread.empty())
-      if (std::string given = first_given(*raw.fuzz, {"--time", "--trials", "--trial-time", "--out",
-                                                      "--stop-on-failure", "--dry-run", "--jobs",
-                                                      "--shard", "--reproduce", "--shrink-time",
-                                                      "--trial-memory", "--trial-cpu"});
-          !given.empty())
+      if (std::string given = first_given(*raw.fuzz, kCampaignOptions, "--resume"); !given.empty())
         unread = fmt::format("{} does not apply to fuzz --resume: the campaign's options come from "
                              "its directory (only --json and --junit may be given anew)",
                              given);

@@ -40,6 +40,22 @@ std::optional<SchedTimes> read_thread_sched_times(int tid) {
   return read_sched_times_at(path);
 }
 
+char read_thread_state(int tid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return '?';
+  char buf[512];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return '?';
+  buf[n] = '\0';
+  // "tid (comm) S ...": the comm may hold spaces and parentheses, so the
+  // state is the first field after the last ')'.
+  const char* paren = std::strrchr(buf, ')');
+  return paren && paren[1] == ' ' && paren[2] ? paren[2] : '?';
+}
+
 }  // namespace rwstress
 
 namespace rwstress {

@@ -22,7 +22,13 @@ struct SchedTimes {
 std::optional<SchedTimes> read_thread_sched_times();
 
 // The same for another thread of this process, by its kernel thread id.
+// The run-queue time is added when the thread next gets a CPU: a thread
+// waiting in a run queue now shows none of its current wait.
 std::optional<SchedTimes> read_thread_sched_times(int tid);
+
+// Another thread's scheduler state from /proc/self/task/TID/stat: 'R'
+// (running or runnable), 'S' or 'D' (asleep), ...; '?' if unreadable.
+char read_thread_state(int tid);
 
 }  // namespace rwstress
 

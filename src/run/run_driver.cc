@@ -1,5 +1,7 @@
 #include "run/run_driver.h"
 
+#include <sys/syscall.h>
+
 #include <unistd.h>
 
 #include <sched.h>
@@ -335,8 +337,8 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   // everyone waiting without the lock being at fault, and is runnable, not
   // running, all that time. From the moment the watchdog expires each
   // thread's schedstat is watched; the hang stands when each has run
-  // kHangTurn on a CPU, or has not asked for one (asleep in the lock), and
-  // still nothing moved. Any progress ends the check. Without schedstat,
+  // kHangTurn on a CPU, or is not runnable (asleep in the lock), and still
+  // nothing moved. Any progress ends the check. Without schedstat,
   // the watchdog alone decides, as before.
   constexpr std::chrono::nanoseconds kHangTurn = std::chrono::milliseconds(1);
   struct HangCheck {
@@ -346,14 +348,17 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     std::vector<int> waiting;  // threads still owed a turn on a CPU, at the last look
   } check;
   const auto hang_confirmed = [&](Clock::time_point now) {
-    if (!check.active) {
+    if (!check.active) {  // the first look only takes the marks
       check.active = true;
       check.since = now;
       check.at.assign(size_t(n), std::nullopt);
       for (int i = 0; i < n; ++i)
         if (const pid_t tid = s.slots[i].tid.load(std::memory_order_relaxed); tid != 0)
           check.at[size_t(i)] = read_thread_sched_times(int(tid));
+      return std::none_of(check.at.begin(), check.at.end(), [](const auto& t) { return t.has_value(); });
     }
+    // Owed a turn: runnable now ('R': schedstat adds a run-queue wait only
+    // once the thread gets a CPU) and not yet kHangTurn on one since the mark.
     check.waiting.clear();
     for (int i = 0; i < n; ++i) {
       const pid_t tid = s.slots[i].tid.load(std::memory_order_relaxed);
@@ -361,23 +366,20 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
       const std::optional<SchedTimes> t = read_thread_sched_times(int(tid));
       if (!t) continue;
       const std::uint64_t ran = t->on_cpu_ns - check.at[size_t(i)]->on_cpu_ns;
-      const std::uint64_t queued = t->runq_wait_ns - check.at[size_t(i)]->runq_wait_ns;
-      if (ran < std::uint64_t(kHangTurn.count()) && queued > 0) check.waiting.push_back(i);
+      if (ran < std::uint64_t(kHangTurn.count()) && read_thread_state(int(tid)) == 'R')
+        check.waiting.push_back(i);
     }
     return check.waiting.empty();
   };
-  // The note a run gets when it ended while threads still waited for a CPU.
-  const auto cpu_starved_note = [&](Clock::time_point now, const char* when) {
+  // "threads 0, 4 and 3 more": those still owed a CPU at the last look.
+  const auto waiting_text = [&] {
     std::string who;
     for (std::size_t k = 0; k < check.waiting.size() && k < 8; ++k)
       who += (k ? ", " : "") + std::to_string(check.waiting[k]);
     if (check.waiting.size() > 8) who += fmt::format(" and {} more", check.waiting.size() - 8);
-    result.notes.push_back(fmt::format(
-        "no progress for {:.2f}s {}, but thread{} {} waited for a CPU (runnable, not running) "
-        "all that time: the machine held {} back, not the lock; not judged as a HANG",
-        std::chrono::duration<double>(now - last_progress).count(), when,
-        check.waiting.size() == 1 ? "" : "s", who, check.waiting.size() == 1 ? "it" : "them"));
+    return fmt::format("thread{} {}", check.waiting.size() == 1 ? "" : "s", who);
   };
+  std::string held_back_note;  // a stall the machine caused, said if the run is not a HANG
 
   const Clock::time_point end = start + sc.duration;
   while (!s.stop.load()) {
@@ -394,7 +396,11 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
       break;
     }
   }
-  if (!hung && check.active && !check.waiting.empty()) cpu_starved_note(Clock::now(), "before the stop");
+  if (!hung && check.active && !check.waiting.empty())
+    held_back_note = fmt::format(
+        "no progress for {:.2f}s before the stop, while {} waited for a CPU (runnable, not "
+        "running) all that time: the machine held them back, not the lock; not judged as a HANG",
+        std::chrono::duration<double>(Clock::now() - last_progress).count(), waiting_text());
   Clock::time_point stopped = Clock::now();
   const std::optional<double> busy_after = read_cpus_busy_s(sc.plan.cpus);
   // Only a --fail-fast violation (or a failed binding) sets the flag before
@@ -418,7 +424,11 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   // lock on 2 CPUs took minutes), the join ends by this: those still inside
   // are reported, left running, and not waited for.
   const Clock::time_point join_cap = stopped + 2 * sc.watchdog;
-  check.active = false;
+  // A stall still unconfirmed because threads wait for a CPU gets longer:
+  // on a machine that busy a deadlock is told from a slow scheduler only
+  // once every thread has had its turn; past this it is a HANG all the same
+  // (with the threads that never ran named), never a PASS.
+  const Clock::time_point check_cap = stopped + 10 * sc.watchdog + std::chrono::seconds(1);
   std::uint64_t join_total = last_total;
   // Workers usually finish within microseconds of the stop: look again soon,
   // then less often (a whole tick's nap here was a tenth of a second added
@@ -435,21 +445,27 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
       check.active = false;
     }
     if (done == n) break;
-    if (now >= join_deadline && hang_confirmed(now)) {
-      hung = true;
-      break;
-    }
-    if (now >= join_cap) {
-      if (!check.waiting.empty() && now >= join_deadline)
-        cpu_starved_note(now, "after the stop");
-      else
+    if (now >= join_deadline) {  // nothing moved for the watchdog time
+      if (hang_confirmed(now)) {
+        hung = true;
+        break;
+      }
+      if (now >= check_cap) {
+        hung = true;
         result.notes.push_back(fmt::format(
-            "{} of {} threads had not left the lock {:.1f}s after the stop, still moving: left "
-            "running, not waited for (their counts are not in the totals); not a HANG",
-            n - done, n, std::chrono::duration<double>(now - stopped).count()));
+            "HANG judged with {} still waiting for a CPU {:.1f}s after the stop: the machine "
+            "gave them none, so this may be its doing as much as the lock's",
+            waiting_text(), std::chrono::duration<double>(now - stopped).count()));
+        break;
+      }
+    } else if (now >= join_cap) {  // still moving at the bound
+      result.notes.push_back(fmt::format(
+          "{} of {} threads had not left the lock {:.1f}s after the stop, still moving: left "
+          "running, not waited for (their counts are not in the totals); not a HANG",
+          n - done, n, std::chrono::duration<double>(now - stopped).count()));
       break;
     }
-    const Clock::time_point next = now < join_deadline ? std::min(join_deadline, join_cap) : join_cap;
+    const Clock::time_point next = now < join_deadline ? std::min(join_deadline, join_cap) : check_cap;
     std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(
         std::max<std::chrono::nanoseconds>(nap, std::chrono::microseconds(50)), next - now));
     nap = std::min<std::chrono::nanoseconds>(nap * 2, tick);
@@ -459,6 +475,8 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     Clock::time_point now = Clock::now();
     sample(now);
     result.hang_report = hang_report(s, watch, now);
+  } else if (!held_back_note.empty()) {
+    result.notes.push_back(held_back_note);
   }
   for (int i = 0; i < n; ++i) {
     if (s.slots[i].phase.load() == Phase::kDone)
@@ -493,19 +511,36 @@ bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit) 
     std::mutex m;
     std::condition_variable cv;
     bool done = false;
+    std::atomic<pid_t> tid{0};
   };
   auto done = std::make_shared<Done>();
   std::thread t([done, fn = std::move(fn)] {
+    done->tid.store(pid_t(syscall(SYS_gettid)));
     fn();
     std::lock_guard guard(done->m);
     done->done = true;
     done->cv.notify_all();
   });
+  // Only time in which the thread could run counts against `limit`: a
+  // slice in which it sat runnable without getting a CPU (an overloaded
+  // machine) is not charged, up to a cap of ten limits and two seconds.
+  constexpr std::chrono::milliseconds kSlice{5};
+  const auto cap = Clock::now() + 10 * limit + std::chrono::seconds(2);
+  std::chrono::nanoseconds charged{0};
   std::unique_lock lk(done->m);
-  if (done->cv.wait_for(lk, limit, [&] { return done->done; })) {
-    lk.unlock();
-    t.join();
-    return true;
+  for (;;) {
+    const pid_t tid = done->tid.load();
+    const std::optional<SchedTimes> before = tid ? read_thread_sched_times(int(tid)) : std::nullopt;
+    if (done->cv.wait_for(lk, kSlice, [&] { return done->done; })) {
+      lk.unlock();
+      t.join();
+      return true;
+    }
+    const std::optional<SchedTimes> after = tid ? read_thread_sched_times(int(tid)) : std::nullopt;
+    const bool kept_off_cpu = before && after && after->on_cpu_ns == before->on_cpu_ns &&
+                              read_thread_state(int(tid)) == 'R';
+    if (!kept_off_cpu) charged += kSlice;
+    if (charged >= limit || Clock::now() >= cap) break;
   }
   t.detach();
   return false;
