@@ -251,6 +251,13 @@ BOOST_AUTO_TEST_CASE(binary_every_writer_leaves_planted_links_and_devices_alone)
                                              " --json " + (dir / "fz.json") + " --junit " + (dir / "fz.xml"));
   BOOST_TEST(f.exit_code == 1, f.out << f.err);
   BOOST_TEST(fs::exists(dir / "fz.json"));
+  // A campaign directory with a link planted at a log's name: refused, the
+  // link's target untouched.
+  fs::create_directories(dir / "camp2");
+  fs::create_symlink(dir / "victim", dir / "camp2/findings.jsonl");
+  test::ProcessResult planted = test::run_rwstress("fuzz --lock xadd --trials 1 --trial-time 50ms --out " +
+                                                   (dir / "camp2"));
+  BOOST_TEST(planted.exit_code == 2, planted.out << planted.err);
   BOOST_TEST(test::slurp(dir / "victim") == "victim");
   if (root) {
     for (const std::string flag : {"--json", "--csv", "--junit"}) {

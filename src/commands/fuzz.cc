@@ -173,7 +173,9 @@ std::string rwstress_exe() {
 
 // Opens a campaign file for appending, cut to its complete lines first.
 int open_for_append(const std::string& path, std::uint64_t keep, std::string* err) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // Never through a link planted at the log's name: the campaign's own
+  // files are appended to, nothing else.
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0 || ftruncate(fd, off_t(keep)) != 0) {
     *err = fmt::format("{}: {}", path, std::strerror(errno));
     if (fd >= 0) close(fd);
@@ -489,8 +491,9 @@ int run_fuzz(const RunConfig& cfg, const Topology& topology, const Output& out) 
       return 2;
     }
     std::string err = append_line(log_fd, header.dump());
-    checks_fd = open((dir + "/findings.jsonl").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (checks_fd < 0) err = std::strerror(errno);
+    checks_fd = open((dir + "/findings.jsonl").c_str(),
+                     O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (checks_fd < 0) err = fmt::format("{}/findings.jsonl: {}", dir, std::strerror(errno));
     if (!err.empty()) {
       out.error(fmt::format("fuzz --out {}: {}", dir, err));
       return 2;

@@ -323,7 +323,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
         if (!spins)
           for (Violation& v : probe_liveness<Lock>(sc)) probe_found->push_back(std::move(v));
       },
-      sc.watchdog);
+      sc.watchdog, &liveness_detail::waited_for_cpu_ns());
   if (!probe_finished) {
     result.hang_report.push_back(fmt::format(
         "semantics probe (trylock/downgrade and admitted waiters, on fresh instances) did not "

@@ -19,8 +19,13 @@
 // crashes the probe.
 #pragma once
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -30,6 +35,7 @@
 #include "model/lock_traits.h"
 #include "model/run_result.h"
 #include "model/scenario.h"
+#include "platform/sched_stat.h"
 
 namespace rwstress {
 
@@ -42,17 +48,54 @@ using namespace std::chrono_literals;
 inline constexpr auto kQueueTime = 5ms;
 
 struct Waiters {
+  static constexpr int kWatched = 8;  // the probes spawn at most two waiters
   std::atomic<int> started{0};
   std::atomic<int> entered{0};
   std::atomic<int> left{0};
   std::atomic<bool> may_leave{false};
+  std::atomic<int> tid[kWatched] = {};  // kernel thread ids, for the CPU-aware wait
+  std::atomic<int> tids{0};
 };
 
-inline bool wait_until(const std::atomic<int>& v, int at_least, std::chrono::nanoseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
+// Whether a waiter sits runnable without a CPU: state R and no CPU time
+// gained since `ran` was read (updated here).
+inline bool kept_off_cpu(const Waiters& w, std::uint64_t (&ran)[Waiters::kWatched]) {
+  bool kept = false;
+  for (int i = 0; i < std::min(w.tids.load(), Waiters::kWatched); ++i) {
+    const int tid = w.tid[i].load();
+    const std::optional<SchedTimes> t = tid ? read_thread_sched_times(tid) : std::nullopt;
+    if (!t) continue;
+    kept |= t->on_cpu_ns == ran[i] && read_thread_state(tid) == 'R';
+    ran[i] = t->on_cpu_ns;
+  }
+  return kept;
+}
+
+// Time the probes' waits were not charged because a waiter was kept off its
+// CPU, summed over the process: the probe's own watchdog leaves it out too.
+inline std::atomic<std::int64_t>& waited_for_cpu_ns() {
+  static std::atomic<std::int64_t> ns{0};
+  return ns;
+}
+
+// Waits until v >= at_least, charging `limit` only for the time in which
+// no waiter of `w` sat runnable without a CPU (an overloaded machine delays
+// a wake-up without the lock losing it), up to ten limits and a second.
+inline bool wait_until(const std::atomic<int>& v, int at_least, std::chrono::nanoseconds limit,
+                       const Waiters* w = nullptr) {
+  constexpr auto kSlice = 1ms;
+  const auto cap = std::chrono::steady_clock::now() + 10 * limit + 1s;
+  std::uint64_t ran[Waiters::kWatched] = {};
+  std::chrono::nanoseconds charged{0};
   while (v.load(std::memory_order_acquire) < at_least) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(100us);
+    if (charged >= limit || std::chrono::steady_clock::now() >= cap) return false;
+    const auto t0 = std::chrono::steady_clock::now();
+    while (v.load(std::memory_order_acquire) < at_least && std::chrono::steady_clock::now() - t0 < kSlice)
+      std::this_thread::sleep_for(100us);
+    if (!w || !kept_off_cpu(*w, ran))
+      charged += kSlice;
+    else
+      waited_for_cpu_ns().fetch_add(std::chrono::nanoseconds(kSlice).count());
   }
   return true;
 }
@@ -80,6 +123,8 @@ struct Trial {
   void spawn(Take take, Give give) {
     ++spawned;
     std::thread([l = box, w = waiters, take, give] {
+      if (const int slot = w->tids.fetch_add(1); slot < Waiters::kWatched)
+        w->tid[slot].store(int(syscall(SYS_gettid)));
       w->started.fetch_add(1, std::memory_order_release);
       take(l->lock);
       w->entered.fetch_add(1, std::memory_order_release);
@@ -93,7 +138,7 @@ struct Trial {
   // leaks: a stuck waiter still uses it). Returns whether all got out.
   bool finish(std::chrono::nanoseconds limit) {
     waiters->may_leave.store(true, std::memory_order_release);
-    if (!wait_until(waiters->left, spawned, limit)) return false;
+    if (!wait_until(waiters->left, spawned, limit, waiters.get())) return false;
     delete box;
     return true;
   }
@@ -101,7 +146,7 @@ struct Trial {
   // Until every waiter is about to block (a loaded machine may start a
   // thread late), then kQueueTime for it to get there.
   void let_waiters_queue(std::chrono::nanoseconds limit) {
-    wait_until(waiters->started, spawned, limit);
+    wait_until(waiters->started, spawned, limit, waiters.get());
     std::this_thread::sleep_for(kQueueTime);
   }
 
@@ -129,7 +174,7 @@ std::vector<Violation> probe_liveness(const Scenario& sc) {
     t.spawn([](Lock& l) { acquire_as<false>(l); }, [](Lock& l) { release_as<false>(l); });
     t.let_waiters_queue(limit);
     release_as<false>(t.lock());
-    if (!wait_until(t.waiters->entered, 1, limit))
+    if (!wait_until(t.waiters->entered, 1, limit, t.waiters.get()))
       fail(fmt::format("a thread waiting in {} was not admitted when the holder released{}",
                        kTake, CountingSemaphore<Lock> ? " one unit" : ""));
     for (int i = 1; i < units; ++i) release_as<false>(t.lock());  // before finish() frees it
@@ -145,7 +190,7 @@ std::vector<Violation> probe_liveness(const Scenario& sc) {
       Trial<Lock> t(sc);
       t.lock().down_read();
       t.spawn([](Lock& l) { l.down_read(); }, [](Lock& l) { l.up_read(); });
-      shares = wait_until(t.waiters->entered, 1, limit);
+      shares = wait_until(t.waiters->entered, 1, limit, t.waiters.get());
       t.lock().up_read();
       t.finish(limit);
     }
@@ -156,7 +201,7 @@ std::vector<Violation> probe_liveness(const Scenario& sc) {
         t.spawn([](Lock& l) { l.down_read(); }, [](Lock& l) { l.up_read(); });
       t.let_waiters_queue(limit);
       t.lock().up_write();
-      if (!wait_until(t.waiters->entered, 2, limit))
+      if (!wait_until(t.waiters->entered, 2, limit, t.waiters.get()))
         fail("two readers waiting behind a writer were not both admitted when it released");
       t.finish(limit);
     }
@@ -167,7 +212,7 @@ std::vector<Violation> probe_liveness(const Scenario& sc) {
       t.spawn([](Lock& l) { l.down_read(); }, [](Lock& l) { l.up_read(); });
       t.let_waiters_queue(limit);
       t.lock().downgrade_write();
-      if (!wait_until(t.waiters->entered, 1, limit))
+      if (!wait_until(t.waiters->entered, 1, limit, t.waiters.get()))
         fail("a reader waiting in down_read was not admitted after downgrade_write (the "
              "downgraded holder still held its read lock)");
       t.lock().up_read();

@@ -422,8 +422,12 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   Clock::time_point join_deadline = stopped + sc.watchdog;
   // However long the workers keep draining (2000 threads through a FIFO
   // lock on 2 CPUs took minutes), the join ends by this: those still inside
-  // are reported, left running, and not waited for.
-  const Clock::time_point join_cap = stopped + 2 * sc.watchdog;
+  // are reported, left running, and not waited for. Not sooner than 10 s:
+  // threads left spinning would take the CPUs of the runs after this one
+  // (16 spinlock threads under CPU hogs, --watchdog 100ms, cut at 0.2 s,
+  // made the next locks' probes miss their watchdog).
+  const Clock::time_point join_cap =
+      stopped + std::max<std::chrono::nanoseconds>(2 * sc.watchdog, std::chrono::seconds(10));
   // A stall still unconfirmed because threads wait for a CPU gets longer:
   // on a machine that busy a deadlock is told from a slow scheduler only
   // once every thread has had its turn; past this it is a HANG all the same
@@ -506,7 +510,8 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   }
 }
 
-bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit) {
+bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit,
+                      const std::atomic<std::int64_t>* uncharged) {
   struct Done {
     std::mutex m;
     std::condition_variable cv;
@@ -527,6 +532,7 @@ bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit) 
   constexpr std::chrono::milliseconds kSlice{5};
   const auto cap = Clock::now() + 10 * limit + std::chrono::seconds(2);
   std::chrono::nanoseconds charged{0};
+  std::int64_t uncharged_before = uncharged ? uncharged->load() : 0;
   std::unique_lock lk(done->m);
   for (;;) {
     const pid_t tid = done->tid.load();
@@ -540,6 +546,11 @@ bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit) 
     const bool kept_off_cpu = before && after && after->on_cpu_ns == before->on_cpu_ns &&
                               read_thread_state(int(tid)) == 'R';
     if (!kept_off_cpu) charged += kSlice;
+    if (uncharged) {  // what the thread's own waits spent on others kept off their CPUs
+      const std::int64_t now_uncharged = uncharged->load();
+      charged -= std::min(charged, std::chrono::nanoseconds(now_uncharged - uncharged_before));
+      uncharged_before = now_uncharged;
+    }
     if (charged >= limit || Clock::now() >= cap) break;
   }
   t.detach();

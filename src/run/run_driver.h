@@ -166,7 +166,10 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
                const LockMeta& meta, RunResult& result);
 
 // Runs `fn` on its own thread and waits up to `limit`. Returns false (and
-// leaves the thread detached) if it did not finish in time.
-bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit);
+// leaves the thread detached) if it did not finish in time. Time in which
+// the thread sat runnable without a CPU, or that `uncharged` grew by (time
+// its own waits spent on threads kept off their CPUs), is not charged.
+bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit,
+                      const std::atomic<std::int64_t>* uncharged = nullptr);
 
 }  // namespace rwstress
