@@ -82,7 +82,7 @@ struct ControlTally {
 };
 
 // Every correct lock in every control shape, `repeats` times. A run that is
-// not PASS while other programs had half the CPUs or more is tried again
+// not PASS while other programs had kOthersShare of the CPUs or more is tried again
 // (up to twice); if every try was that busy, the shape is not judged.
 ControlTally run_controls(const SelftestOptions& opt, const Topology& topology,
                  const std::function<void(const std::string&)>& print) {
@@ -139,11 +139,13 @@ ControlTally run_controls(const SelftestOptions& opt, const Topology& topology,
       tally.not_judged += !flagged && busy > 0;
       std::string test = test_shape(e.meta.family, sc.readers, sc.writers, sc.count);
       if (sc.sched) test += " sched";
+      const std::string busy_text = fmt::format(
+          "not judged: other programs had {:.0f}% of the CPUs or more", 100 * kOthersShare);
       print(fmt::format("{:<26} {:<14} {:<30} {:>8.2f}  {}", e.meta.name, test, observed, secs,
-                        flagged ? "FLAGGED"
-                        : busy  ? "not judged: other programs had half the CPUs or more"
-                        : known ? "known library bug (rwstress list)"
-                                : "ok"));
+                        flagged ? std::string("FLAGGED")
+                        : busy  ? busy_text
+                        : known ? std::string("known library bug (rwstress list)")
+                                : std::string("ok")));
     }
   }
   return tally;
@@ -198,7 +200,7 @@ struct BustedRunner {
   // A race is a matter of scheduling: one run in tens can miss it (CI saw
   // busted-ticket-wrap PASS once in 2 s); the row says when a second run
   // caught it, and its time is both runs'. A case that could not be judged
-  // (a starvation run on a machine whose other programs took half the CPUs)
+  // (a starvation run on a machine whose other programs took kOthersShare of the CPUs)
   // is tried again, longer, up to kBusyRetries times; if it still cannot be
   // judged the row says so and it is no checker failure (a CI machine is a
   // busy machine).
