@@ -279,7 +279,9 @@ BOOST_AUTO_TEST_CASE(binary_outputs_that_are_one_file_spelled_twice_are_refused)
   for (const std::string& args :
        {"--json " + (dir / "a.out") + " --csv " + (dir / "link"),
         "--hist hold --plot " + (dir / "pp") + " --json " + (dir / "pp-hold.svg"),
-        "--hist hold --plot " + (dir / "pp") + " --csv " + (dir / "pp-wait.dat")}) {
+        "--hist hold --plot " + (dir / "pp") + " --csv " + (dir / "pp-wait.dat"),
+        // a link to nothing: written through, never used to create its target
+        "--json " + (dir / "link")}) {
     test::ProcessResult r = test::run_rwstress("--lock xadd --duration 5s " + args);
     BOOST_TEST(r.exit_code == 2, args);
     BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, args << ": " << r.err);

@@ -174,6 +174,12 @@ std::string check_report_path(const std::string& path) {
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
     if (errno != ENOENT) return fmt::format("cannot write '{}': {}", path, std::strerror(errno));
+    // A link is written through, never used to create what it points at
+    // (a link planted in a shared directory could aim anywhere).
+    if (lstat(path.c_str(), &st) == 0)
+      return fmt::format("'{}' is a symlink to a file that does not exist (rwstress writes through "
+                         "links, it does not create their targets)",
+                         path);
     return can_create_beside(path);
   }
   if (S_ISDIR(st.st_mode)) return fmt::format("'{}' is a directory", path);
