@@ -5,7 +5,8 @@
 # it failing) is run five times and the script says whether it failed again
 # with the finding's verdict.
 # The ctest and meson test 'fuzz-zoo' (label/suite 'long', not in the
-# default run); about budget + 4 minutes on 2 cores.
+# default run); about the budget (which bounds the reruns and shrinking too)
+# plus a minute of reproducer runs, on 2 cores.
 #   scripts/fuzz-zoo.sh [BINARY] [BUDGET] [SEED]     (build/rwstress, 8m, 0x200)
 set -uo pipefail
 bin=$(realpath "${1:-build/rwstress}")
