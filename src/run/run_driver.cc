@@ -343,14 +343,12 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   constexpr std::chrono::nanoseconds kHangTurn = std::chrono::milliseconds(1);
   struct HangCheck {
     bool active = false;
-    Clock::time_point since;
     std::vector<std::optional<SchedTimes>> at;
     std::vector<int> waiting;  // threads still owed a turn on a CPU, at the last look
   } check;
-  const auto hang_confirmed = [&](Clock::time_point now) {
+  const auto hang_confirmed = [&] {
     if (!check.active) {  // the first look only takes the marks
       check.active = true;
-      check.since = now;
       check.at.assign(size_t(n), std::nullopt);
       for (int i = 0; i < n; ++i)
         if (const pid_t tid = s.slots[i].tid.load(std::memory_order_relaxed); tid != 0)
@@ -391,7 +389,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
       check.active = false;
       continue;
     }
-    if (hang_confirmed(now)) {
+    if (hang_confirmed()) {
       hung = true;
       break;
     }
@@ -450,7 +448,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     }
     if (done == n) break;
     if (now >= join_deadline) {  // nothing moved for the watchdog time
-      if (hang_confirmed(now)) {
+      if (hang_confirmed()) {
         hung = true;
         break;
       }
