@@ -56,6 +56,14 @@ char read_thread_state(int tid) {
   return paren && paren[1] == ' ' && paren[2] ? paren[2] : '?';
 }
 
+bool kept_off_cpu(int tid, std::uint64_t* last_on_cpu_ns) {
+  const std::optional<SchedTimes> t = read_thread_sched_times(tid);
+  if (!t) return false;
+  const bool kept = t->on_cpu_ns == *last_on_cpu_ns && read_thread_state(tid) == 'R';
+  *last_on_cpu_ns = t->on_cpu_ns;
+  return kept;
+}
+
 }  // namespace rwstress
 
 namespace rwstress {

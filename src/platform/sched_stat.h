@@ -30,6 +30,11 @@ std::optional<SchedTimes> read_thread_sched_times(int tid);
 // (running or runnable), 'S' or 'D' (asleep), ...; '?' if unreadable.
 char read_thread_state(int tid);
 
+// Whether thread `tid` sat runnable without a CPU since *last_on_cpu_ns was
+// read: state R and no CPU time gained. Updates *last_on_cpu_ns; false where
+// the kernel keeps no schedstat.
+bool kept_off_cpu(int tid, std::uint64_t* last_on_cpu_ns);
+
 }  // namespace rwstress
 
 namespace rwstress {

@@ -57,17 +57,12 @@ struct Waiters {
   std::atomic<int> tids{0};
 };
 
-// Whether a waiter sits runnable without a CPU: state R and no CPU time
-// gained since `ran` was read (updated here).
+// Whether a waiter sat runnable without a CPU since the last look
+// (`ran`: each waiter's CPU time then, updated here).
 inline bool kept_off_cpu(const Waiters& w, std::uint64_t (&ran)[Waiters::kWatched]) {
   bool kept = false;
-  for (int i = 0; i < std::min(w.tids.load(), Waiters::kWatched); ++i) {
-    const int tid = w.tid[i].load();
-    const std::optional<SchedTimes> t = tid ? read_thread_sched_times(tid) : std::nullopt;
-    if (!t) continue;
-    kept |= t->on_cpu_ns == ran[i] && read_thread_state(tid) == 'R';
-    ran[i] = t->on_cpu_ns;
-  }
+  for (int i = 0; i < std::min(w.tids.load(), Waiters::kWatched); ++i)
+    if (const int tid = w.tid[i].load()) kept |= rwstress::kept_off_cpu(tid, &ran[i]);
   return kept;
 }
 

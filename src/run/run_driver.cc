@@ -531,19 +531,16 @@ bool run_with_timeout(std::function<void()> fn, std::chrono::nanoseconds limit,
   const auto cap = Clock::now() + 10 * limit + std::chrono::seconds(2);
   std::chrono::nanoseconds charged{0};
   std::int64_t uncharged_before = uncharged ? uncharged->load() : 0;
+  std::uint64_t ran_ns = 0;  // the thread's CPU time at the last look
   std::unique_lock lk(done->m);
   for (;;) {
-    const pid_t tid = done->tid.load();
-    const std::optional<SchedTimes> before = tid ? read_thread_sched_times(int(tid)) : std::nullopt;
     if (done->cv.wait_for(lk, kSlice, [&] { return done->done; })) {
       lk.unlock();
       t.join();
       return true;
     }
-    const std::optional<SchedTimes> after = tid ? read_thread_sched_times(int(tid)) : std::nullopt;
-    const bool kept_off_cpu = before && after && after->on_cpu_ns == before->on_cpu_ns &&
-                              read_thread_state(int(tid)) == 'R';
-    if (!kept_off_cpu) charged += kSlice;
+    const pid_t tid = done->tid.load();
+    if (!(tid && kept_off_cpu(int(tid), &ran_ns))) charged += kSlice;
     if (uncharged) {  // what the thread's own waits spent on others kept off their CPUs
       const std::int64_t now_uncharged = uncharged->load();
       charged -= std::min(charged, std::chrono::nanoseconds(now_uncharged - uncharged_before));
