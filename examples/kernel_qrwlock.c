@@ -23,7 +23,7 @@
  * without waiting for the readers to drain: readers and a writer inside
  * together, which rwstress's exclusion checker reports.
  *
- *   cc -shared -fPIC -O2 $(pkg-config --cflags rwstress) kernel_qrwlock.c -o kqrw.so
+ *   cc -shared -fPIC -O2 $(pkg-config --cflags rwstress-kernel) kernel_qrwlock.c -o kqrw.so
  *   rwstress --plugin ./kqrw.so validate --lock kernel-qrwlock
  */
 #include <linux/percpu.h>

@@ -14,7 +14,7 @@
  * for good (the classic lost wake-up). rwstress validate catches it with
  * the after-enqueue delay.
  *
- *   cc -shared -fPIC -O2 $(pkg-config --cflags rwstress) kernel_semaphore.c -o ksem.so
+ *   cc -shared -fPIC -O2 $(pkg-config --cflags rwstress-kernel) kernel_semaphore.c -o ksem.so
  *   rwstress --plugin ./ksem.so validate --lock kernel-semaphore
  */
 #include <linux/list.h>

@@ -21,36 +21,48 @@ bin=$(find "$prefix" -path '*/bin/rwstress' -type f | head -1)
 pc_dir=$(dirname "$(find "$prefix" -name rwstress.pc | head -1)")
 cfg_dir=$(dirname "$(find "$prefix" -name rwstressConfig.cmake | head -1)")
 root=$(dirname "$(dirname "$bin")")
+# Each pkg-config module builds what it is for: rwstress (the plugin ABI
+# alone) the plain C locks, futex_locks among them, whose <linux/futex.h>
+# and <stdatomic.h> must stay the system's; rwstress-kernel the kernel-style
+# ones.
 cflags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags rwstress)
-for ex in plain_locks kernel_semaphore kernel_qrwlock; do
+kcflags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags rwstress-kernel)
+for ex in plain_locks futex_locks; do
   cc -shared -fPIC -O2 -Wall -Werror $cflags "$src/examples/$ex.c" -o "$prefix/$ex.so"
 done
-"$bin" --plugin "$prefix/plain_locks.so" --plugin "$prefix/kernel_semaphore.so" \
-  --plugin "$prefix/kernel_qrwlock.so" \
-  --lock c-rwlock,c-mutex,c-semaphore,kernel-semaphore,kernel-qrwlock,kernel-qspinlock \
+for ex in kernel_semaphore kernel_qrwlock; do
+  cc -shared -fPIC -O2 -Wall -Werror $kcflags "$src/examples/$ex.c" -o "$prefix/$ex.so"
+done
+"$bin" --plugin "$prefix/plain_locks.so" --plugin "$prefix/futex_locks.so" \
+  --plugin "$prefix/kernel_semaphore.so" --plugin "$prefix/kernel_qrwlock.so" \
+  --lock c-rwlock,c-mutex,c-semaphore,futex-mutex,futex-semaphore,kernel-semaphore,kernel-qrwlock,kernel-qspinlock \
   --duration 200ms >/dev/null
-# find_package(rwstress): a plugin project that uses the rwstress::plugin target.
+# find_package(rwstress): a plugin project that uses both targets.
 mkdir -p "$prefix/proj"
 cat >"$prefix/proj/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.16)
 project(myplugin C)
 find_package(rwstress 0.1 REQUIRED)
-foreach(ex plain_locks kernel_qrwlock)
+foreach(ex plain_locks futex_locks)
   add_library(\${ex} MODULE $src/examples/\${ex}.c)
   target_link_libraries(\${ex} PRIVATE rwstress::plugin)
   set_target_properties(\${ex} PROPERTIES PREFIX "")
 endforeach()
+add_library(kernel_qrwlock MODULE $src/examples/kernel_qrwlock.c)
+target_link_libraries(kernel_qrwlock PRIVATE rwstress::kernel)
+set_target_properties(kernel_qrwlock PROPERTIES PREFIX "")
 CMAKE
 cmake -S "$prefix/proj" -B "$prefix/proj/build" -Drwstress_DIR="$cfg_dir" >/dev/null
 cmake --build "$prefix/proj/build" >/dev/null
-"$bin" --plugin "$prefix/proj/build/plain_locks.so" --plugin "$prefix/proj/build/kernel_qrwlock.so" \
-  --lock c-rwlock,kernel-qrwlock --duration 200ms >/dev/null
-echo "install ($kind): headers, rwstress.pc and find_package(rwstress) build plugins that the installed rwstress runs"
+"$bin" --plugin "$prefix/proj/build/plain_locks.so" --plugin "$prefix/proj/build/futex_locks.so" \
+  --plugin "$prefix/proj/build/kernel_qrwlock.so" \
+  --lock c-rwlock,futex-mutex,futex-semaphore,kernel-qrwlock --duration 200ms >/dev/null
+echo "install ($kind): headers, rwstress.pc, rwstress-kernel.pc and find_package(rwstress) (rwstress::plugin, rwstress::kernel) build plugins that the installed rwstress runs"
 # The kernel's own files against the installed layer: compiled and run once
 # (validate runs in the kernel-upstream test).
 rc=0
 RWSTRESS_VALIDATE_TIME=none RWSTRESS_KERNEL_CACHE=${RWSTRESS_KERNEL_CACHE:-$build/kernel-src} \
-  "$src/scripts/kernel-upstream.sh" "$bin" $cflags >/dev/null || rc=$?
+  "$src/scripts/kernel-upstream.sh" "$bin" $kcflags >/dev/null || rc=$?
 case $rc in
   0) echo "install ($kind): the kernel's semaphore.c, qrwlock.c and qspinlock.c build against the installed layer and pass" ;;
   77) echo "install ($kind): kernel sources not reachable; their check skipped" ;;

@@ -10,7 +10,7 @@
 #   scripts/kernel-upstream.sh RWSTRESS_BIN CFLAGS...
 #
 # CFLAGS: how to find the layer, e.g. "-Iinclude -Iinclude/rwstress/kernel-compat"
-# or "$(pkg-config --cflags rwstress)". Environment:
+# or "$(pkg-config --cflags rwstress-kernel)". Environment:
 #   RWSTRESS_KERNEL_CACHE   where the source is kept (default build/kernel-src)
 #   RWSTRESS_LINUX_SRC      a kernel tree to use instead of fetching one
 #   RWSTRESS_VALIDATE_TIME  validate's --time per lock (default 30s; none: no validate)

@@ -54,6 +54,19 @@ BOOST_AUTO_TEST_CASE(correct_plugin_locks_pass_and_the_replay_line_loads_the_plu
   BOOST_TEST(inj.exit_code == 0, inj.out + inj.err);
 }
 
+// futex_locks.c is built with the plugin ABI's include path alone (as
+// pkg-config's rwstress module and rwstress::plugin give it): a plain C lock
+// that includes <stdatomic.h>, <linux/futex.h> and <sys/syscall.h>, and
+// sleeps in the kernel. Its locks pass, oversubscribed.
+BOOST_AUTO_TEST_CASE(a_plain_futex_plugin_builds_without_the_layer_and_passes) {
+  ProcessResult r = run_rwstress("--plugin " + plugin("futex_locks") +
+                                 " --lock futex-mutex,futex-semaphore --threads 6 --count 2"
+                                 " --duration 300ms");
+  BOOST_TEST(r.exit_code == 0, r.out + r.err);
+  BOOST_TEST(r.out.find("futex-mutex") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("futex-semaphore") != std::string::npos, r.out);
+}
+
 BOOST_AUTO_TEST_CASE(broken_plugin_locks_are_caught) {
   ProcessResult rw = run_rwstress("--plugin " + plugin("broken_locks") +
                                   " --lock c-rwlock-broken --duration 1 --cs-read 200 --cs-write 200");

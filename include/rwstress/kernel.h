@@ -3,9 +3,9 @@
  *
  * Build a plugin with
  *
- *     cc -shared -fPIC -O2 $(pkg-config --cflags rwstress) semaphore.c glue.c -o sem.so
+ *     cc -shared -fPIC -O2 $(pkg-config --cflags rwstress-kernel) semaphore.c glue.c -o sem.so
  *
- * pkg-config's Cflags put rwstress/kernel-compat on the include path, so that
+ * rwstress-kernel's Cflags put rwstress/kernel-compat on the include path, so that
  * <linux/spinlock.h>, <linux/sched.h>, <asm/qspinlock.h>, ... resolve to small
  * headers that include this one. Nothing to link: the layer is inline code
  * plus what rwstress lends the plugin when it loads it (kernel_host.h).
