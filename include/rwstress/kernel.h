@@ -23,9 +23,14 @@
  *   qspinlock.c, or your own queued_spin_lock_slowpath, if you use it).
  * - WARN_ON, BUG_ON, DEBUG_LOCKS_WARN_ON and failed lockdep checks report a
  *   lock-warning violation (the run FAILs, naming file and line).
+ * - task->on_cpu is 0 while the task is parked in schedule(), else 1, so
+ *   owner_on_cpu() stops an optimistic spinner whose owner sleeps (a thread
+ *   the host preempted still counts as on a CPU).
  * - No interrupts, no signals, no preemption control: irq-save forms save
  *   nothing, signal_pending_state() is never true, preempt_disable() is a
- *   compiler barrier.
+ *   compiler barrier, need_resched() is 0.
+ * - Headers of several kernels at once (docs/plugins.md, "Which kernel the
+ *   layer matches"): -DRWSTRESS_LINUX_VERSION_CODE picks where they differ.
  * - Injection points: set_current_state(sleeping) = after-enqueue,
  *   schedule() = before-sleep and after-wake (and spurious-wake),
  *   wake_up_process() = before-wake, wake_q_add() = mid-release,
@@ -92,10 +97,31 @@
 #define __iomem
 #define __force
 #define __private
+/* Sparse's and 7.x's context-analysis annotations: nothing to a GCC build. */
 #define __must_hold(x)
+#define __must_hold_shared(x)
+#define __must_not_hold(x)
 #define __acquires(x)
+#define __acquires_shared(x)
 #define __releases(x)
-#define __cond_acquires(x)
+#define __releases_shared(x)
+#define __cond_acquires(...)
+#define __cond_acquires_shared(...)
+#define __cond_releases(...)
+#define __acquire_shared(x) (void)0
+#define __release_shared(x) (void)0
+#define __acquire_ret(call, ...) call
+#define __acquires_ret
+#define __no_context_analysis
+#define __context_unsafe(...)
+#define context_unsafe(...) ({ __VA_ARGS__; })
+#define __guarded_by(...)
+#define __pt_guarded_by(...)
+#define __assumes_ctx_lock(...)
+#define __assumes_shared_ctx_lock(...)
+#define context_lock_struct(name, ...) struct name
+#define token_context_lock(name, ...) struct __rwsk_ctx_##name { char unused; }
+#define token_context_lock_instance(ctx, name) struct __rwsk_ctx_##ctx name
 #define __acquire(x) (void)0
 #define __release(x) (void)0
 #define fallthrough __attribute__((__fallthrough__))
@@ -108,6 +134,8 @@
 #define __cacheline_aligned_in_smp ____cacheline_aligned
 
 #define EXPORT_SYMBOL(sym) extern __typeof__(sym) sym
+#define _RET_IP_ ((unsigned long)__builtin_return_address(0))
+#define _THIS_IP_ ({ __label__ __here; __here: (unsigned long)&&__here; })
 #define EXPORT_SYMBOL_GPL(sym) EXPORT_SYMBOL(sym)
 #define EXPORT_SYMBOL_NS_GPL(sym, ns) EXPORT_SYMBOL(sym)
 #define early_param(name, fn) extern int rwstress_kernel_unused_param_
@@ -133,6 +161,12 @@
 #define NR_CPUS CONFIG_NR_CPUS
 #define nr_cpu_ids NR_CPUS
 #define HZ 1000
+#define NSEC_PER_USEC 1000L
+#define NSEC_PER_MSEC 1000000L
+#define NSEC_PER_SEC 1000000000L
+#define USEC_PER_MSEC 1000L
+#define USEC_PER_SEC 1000000L
+#define MSEC_PER_SEC 1000L
 
 /* ---- Types ----------------------------------------------------------------- */
 
@@ -165,6 +199,8 @@ typedef struct { s64 counter; } atomic64_t;
 #define min_t(t, a, b) min((t)(a), (t)(b))
 #define max_t(t, a, b) max((t)(a), (t)(b))
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+
+#include <linux/err.h> /* ERR_PTR, IS_ERR */
 
 /* ---- Printing and warnings ----------------------------------------------- */
 
@@ -249,6 +285,8 @@ static inline void __rwsk_warn(const char *file, int line, const char *what) {
 /* ---- Barriers, ONCE accessors ------------------------------------------- */
 
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+/* An access KCSAN should not report: the expression itself here. */
+#define data_race(expr) ({ __auto_type __rwsk_v = (expr); __rwsk_v; })
 #define WRITE_ONCE(x, val)                        \
   do {                                            \
     *(volatile __typeof__(x) *)&(x) = (val);      \
@@ -716,6 +754,9 @@ static inline void __rwsk_park(unsigned long deadline, const char *file, int lin
   const struct rwstress_kernel_host *h = __rwsk_host();
   if (unlikely(t->spin_depth)) __rwsk_warn(file, line, "schedule() with a spin lock held");
   h->at(RWSTRESS_KPOINT_BEFORE_SLEEP);
+  /* Off the CPU while parked: an optimistic spinner that watches this task
+   * as a lock owner (owner_on_cpu) stops spinning and sleeps too. */
+  __atomic_store_n(&t->on_cpu, 0, __ATOMIC_RELAXED);
   for (;;) {
     int state = __atomic_load_n(&t->__state, __ATOMIC_ACQUIRE);
     if (state == TASK_RUNNING) break;
@@ -732,6 +773,7 @@ static inline void __rwsk_park(unsigned long deadline, const char *file, int lin
     __rwsk_futex(&t->__state, 0 /* FUTEX_WAIT */, state, tsp);
   }
   __atomic_store_n(&t->__state, TASK_RUNNING, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->on_cpu, 1, __ATOMIC_RELAXED);
   h->at(RWSTRESS_KPOINT_AFTER_WAKE);
 }
 
@@ -762,7 +804,16 @@ static inline long __rwsk_schedule_timeout(long timeout, const char *file, int l
 #define need_resched() 0
 #define task_is_running(t) (READ_ONCE((t)->__state) == TASK_RUNNING)
 #define rt_task(t) 0
+#define rt_or_dl_task(t) 0
+#define dl_task(t) 0
+#define rt_or_dl_task_policy(t) 0
 #define vcpu_is_preempted(cpu) false
+/* Whether a lock owner runs: false while it is parked in schedule(). A
+ * thread the host's scheduler preempted still counts as running (as a
+ * preempted task does in the kernel until it is switched out). */
+static inline bool owner_on_cpu(struct task_struct *owner) {
+  return READ_ONCE(owner->on_cpu) && !vcpu_is_preempted(task_cpu(owner));
+}
 #define rcu_read_lock() barrier()
 #define rcu_read_unlock() barrier()
 
@@ -1004,6 +1055,41 @@ static inline int __rwsk_raw_held(const raw_spinlock_t *l) { return READ_ONCE(l-
 #define lockdep_assert_irqs_enabled() ((void)0)
 #define lockdep_assert_preemption_disabled() ((void)0)
 #define lockdep_init_map(...) ((void)0)
+/* The annotations of sleeping locks, as the kernel spells them without
+ * CONFIG_DEBUG_LOCK_ALLOC: the arguments (&sem->dep_map among them, a
+ * field the layer's locks do not have) are never evaluated. */
+#define lockdep_init_map_wait(...) do { } while (0)
+#define lockdep_set_class(...) do { } while (0)
+#define lock_acquire(...) do { } while (0)
+#define lock_release(...) do { } while (0)
+#define lock_acquired(...) do { } while (0)
+#define lock_contended(...) do { } while (0)
+#define lock_downgrade(...) do { } while (0)
+#define lock_acquire_exclusive(...) do { } while (0)
+#define lock_acquire_shared(...) do { } while (0)
+#define lock_acquire_shared_recursive(...) do { } while (0)
+#define rwsem_acquire(...) do { } while (0)
+#define rwsem_acquire_nest(...) do { } while (0)
+#define rwsem_acquire_read(...) do { } while (0)
+#define rwsem_release(...) do { } while (0)
+#define mutex_acquire(...) do { } while (0)
+#define mutex_acquire_nest(...) do { } while (0)
+#define mutex_release(...) do { } while (0)
+#define rwlock_acquire(...) do { } while (0)
+#define rwlock_release(...) do { } while (0)
+#define spin_acquire(...) do { } while (0)
+#define spin_release(...) do { } while (0)
+#define LOCK_CONTENDED(_lock, try, lock) lock(_lock)
+#define LOCK_CONTENDED_RETURN(_lock, try, lock) lock(_lock)
+#define LD_WAIT_INV 0
+#define LD_WAIT_FREE 1
+#define LD_WAIT_SPIN 2
+#define LD_WAIT_CONFIG LD_WAIT_SPIN
+#define LD_WAIT_SLEEP 3
+#define lockdep_is_held(l) __rwsk_held(l)
+#define lockdep_recursing(tsk) 0
+#define lockdep_pin_lock(l) ((void)0)
+#define lockdep_unpin_lock(l, c) ((void)0)
 #define debug_check_no_locks_freed(a, n) ((void)0)
 struct lock_class_key {
   char unused;
@@ -1011,6 +1097,30 @@ struct lock_class_key {
 struct lockdep_map {
   char unused;
 };
+
+/* ---- Guards over the locks above (linux/cleanup.h) ---------------------- */
+
+#include <linux/cleanup.h>
+DEFINE_LOCK_GUARD_1(raw_spinlock, raw_spinlock_t, raw_spin_lock(_T->lock), raw_spin_unlock(_T->lock))
+DEFINE_LOCK_GUARD_1_COND(raw_spinlock, _try, raw_spin_trylock(_T->lock))
+DEFINE_LOCK_GUARD_1(raw_spinlock_irq, raw_spinlock_t, raw_spin_lock_irq(_T->lock),
+                    raw_spin_unlock_irq(_T->lock))
+DEFINE_LOCK_GUARD_1(raw_spinlock_irqsave, raw_spinlock_t,
+                    raw_spin_lock_irqsave(_T->lock, _T->flags),
+                    raw_spin_unlock_irqrestore(_T->lock, _T->flags), unsigned long flags)
+DEFINE_LOCK_GUARD_1(spinlock, spinlock_t, spin_lock(_T->lock), spin_unlock(_T->lock))
+DEFINE_LOCK_GUARD_1(spinlock_irq, spinlock_t, spin_lock_irq(_T->lock), spin_unlock_irq(_T->lock))
+DEFINE_LOCK_GUARD_1(spinlock_irqsave, spinlock_t, spin_lock_irqsave(_T->lock, _T->flags),
+                    spin_unlock_irqrestore(_T->lock, _T->flags), unsigned long flags)
+/* 7.x: initialising a lock's protected fields "under" it (for the
+ * context analysis): initialises the lock, takes nothing. */
+DEFINE_LOCK_GUARD_1(raw_spinlock_init, raw_spinlock_t, raw_spin_lock_init(_T->lock), (void)0)
+DEFINE_LOCK_GUARD_1(spinlock_init, spinlock_t, spin_lock_init(_T->lock), (void)0)
+DEFINE_LOCK_GUARD_0(preempt, preempt_disable(), preempt_enable())
+DEFINE_LOCK_GUARD_0(preempt_notrace, preempt_disable(), preempt_enable())
+DEFINE_LOCK_GUARD_0(migrate, migrate_disable(), migrate_enable())
+DEFINE_LOCK_GUARD_0(irq, local_irq_disable(), local_irq_enable())
+DEFINE_LOCK_GUARD_0(rcu, rcu_read_lock(), rcu_read_unlock())
 
 /* ---- Per-CPU data --------------------------------------------------------- */
 
@@ -1272,9 +1382,13 @@ extern void up(struct semaphore *sem);
 #define hung_task_clear_blocker() ((void)0)
 #define trace_lock_acquire(...) ((void)0)
 #define trace_lock_release(...) ((void)0)
-#define lockevent_inc(ev)
-#define lockevent_add(ev, c)
-#define lockevent_cond_inc(ev, c)
+/* lockevent_*: the kernel's own kernel/locking/lock_events.h defines them
+ * (empty without CONFIG_LOCK_EVENT_COUNTS); it declares its debugfs reader
+ * with a struct file. */
+struct file;
+/* 7.x: the contended_release tracepoint, off. */
+#define trace_contended_release_enabled() false
+#define trace_call__contended_release(lock) ((void)(lock))
 
 /* ---- Glue: a kernel-style lock as an rwstress ops table ------------------ */
 

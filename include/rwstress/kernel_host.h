@@ -14,7 +14,9 @@
 extern "C" {
 #endif
 
-#define RWSTRESS_KERNEL_HOST_ABI 1
+/* 2: struct rwstress_kernel_task gained on_cpu (a plugin built for 1 reads
+ * a prefix of the task and keeps working). */
+#define RWSTRESS_KERNEL_HOST_ABI 2
 
 /* The "CPUs" of the layer are thread slots: each thread that calls into
  * the layer gets the lowest free slot for as long as it lives, so that
@@ -46,6 +48,8 @@ struct rwstress_kernel_task {
     int usage;               /* get/put_task_struct references (atomic) */
     int spin_depth;          /* spin locks this thread holds (might_sleep, schedule) */
     struct rwstress_kernel_wake_q_node wake_q;
+    /* ABI 2 */
+    int on_cpu;              /* 1 unless parked in schedule(); rwstress starts it at 1 */
 };
 
 struct rwstress_kernel_host {

@@ -72,6 +72,7 @@ rwstress_kernel_task* current_task() {
     t->cpu = cpu_slots().take();
     t->pid = int(gettid());
     t->usage = 1;
+    t->on_cpu = 1;  // running: the layer clears it while the task is parked in schedule()
     tl_task.task = t;
   }
   return tl_task.task;
