@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build pkg-config meson
+  patch xz-utils  # rwstress kernel: --patch, and the kernel source tarballs
   libhwloc-dev libabsl-dev liburcu-dev libboost-test-dev libck-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libbenchmark-dev gnuplot-nox
 )

@@ -2,10 +2,10 @@
 # The kernel's own locking code, unchanged, as rwstress plugins, from every
 # kernel series Debian serves: for each series (6.1 6.12 6.18 7.2 by
 # default) fetches the newest linux source package of it that the archive
-# hands out (apt-get source, into a cache of its own: the system's apt
-# configuration is not touched; the tarball is kept between runs), takes
+# hands out (share/rwstress/kernel-fetch.sh: apt-get source, into a cache of
+# its own, the system's apt configuration untouched; the tarball is kept), takes
 # kernel/locking/ out of it, and compiles at -Wall -Werror against the
-# kernel-compat layer, with the glue files in tests/kernel/:
+# kernel-compat layer, with the glue files in share/rwstress/kernel-glue/:
 #   semaphore.c; qrwlock.c with qspinlock.c;
 #   rwsem.c without optimistic spinning, and with CONFIG_RWSEM_SPIN_ON_OWNER
 #   and osq_lock.c (as x86 distributions build it).
@@ -30,57 +30,6 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${RWSTRESS_KERNEL_CACHE:-$here/build/kernel-src}
 mkdir -p "$cache"
 validate_time=${RWSTRESS_VALIDATE_TIME:-10s}
-
-apt_opts=(-qq -o Dir::Etc::SourceList="$cache/sources.list" -o Dir::Etc::SourceParts=/dev/null
-          -o Dir::State::Lists="$cache/lists" -o Dir::Cache="$cache/apt" -o Debug::NoLocking=1)
-
-# The Sources index of every suite that serves a current kernel.
-index_ready=
-update_index() {
-  [ -n "$index_ready" ] && return 0
-  local suite
-  : >"$cache/sources.list"
-  for suite in bookworm bookworm-backports trixie trixie-backports sid; do
-    echo "deb-src http://deb.debian.org/debian $suite main" >>"$cache/sources.list"
-  done
-  mkdir -p "$cache/lists/partial" "$cache/apt/archives/partial"
-  apt-get "${apt_opts[@]}" update >>"$cache/fetch.log" 2>&1 || return 1
-  index_ready=1
-}
-
-# Prints the tree of SERIES (e.g. 6.12) in the cache, fetching it first if
-# need be: the newest version of the series whose upstream tarball the
-# archive serves (an index may list versions its pool no longer holds).
-cached_tree() {
-  local have
-  have=$(find "$cache" -maxdepth 1 -type d -name "linux-$1.*" | sort -V | tail -1)
-  [ -n "$have" ] && [ -f "$have/kernel/locking/rwsem.c" ] && [ -f "$have/Makefile" ] &&
-    echo "$have"
-}
-tree_of_series() {
-  local series=$1 version tarball top
-  cached_tree "$series" && return 0
-  # Upstream versions, newest first; a tarball already in the cache first.
-  for version in $(ls "$cache" | sed -n "s/^linux_\($series\.[0-9]*\)\.orig\.tar\.xz$/\1/p" |
-                   sort -Vr) \
-                 $(apt-cache "${apt_opts[@]}" showsrc linux 2>/dev/null | sed -n 's/^Version: //p' |
-                   grep "^$series\.[0-9]*-" | sed 's/-[^-]*$//' | sort -Vru | head -16); do
-    tarball=$cache/linux_$version.orig.tar.xz
-    if [ ! -f "$tarball" ]; then
-      # The .dsc may be gone where the tarball is not: the tarball is enough.
-      (cd "$cache" && apt-get "${apt_opts[@]}" source --download-only "linux=$(
-        apt-cache "${apt_opts[@]}" showsrc linux 2>/dev/null | sed -n 's/^Version: //p' |
-        grep -m1 "^$version-")") >>"$cache/fetch.log" 2>&1 || true
-      [ -f "$tarball" ] || continue
-    fi
-    top=linux-$version
-    tar -xJf "$tarball" -C "$cache" "$top/Makefile" --wildcards "$top/kernel/locking/*"
-    rm -f "$cache"/linux_*.debian.tar.xz "$cache"/linux_*.dsc
-    echo "$cache/$top"
-    return 0
-  done
-  return 1
-}
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -109,14 +58,14 @@ check_tree() {
   echo "kernel-upstream: $locking ($name)"
   local ok=1
   build "$tree" "$out/semaphore.so" semaphore.c "${v[@]}" "$locking/semaphore.c" \
-    "$here/tests/kernel/upstream_semaphore.c" || ok=0
+    "$here/share/rwstress/kernel-glue/upstream_semaphore.c" || ok=0
   build "$tree" "$out/qrwlock.so" "qrwlock.c + qspinlock.c" "${v[@]}" "$locking/qrwlock.c" \
-    "$locking/qspinlock.c" "$here/tests/kernel/upstream_qrwlock.c" || ok=0
+    "$locking/qspinlock.c" "$here/share/rwstress/kernel-glue/upstream_qrwlock.c" || ok=0
   build "$tree" "$out/rwsem.so" rwsem.c "${v[@]}" "$locking/rwsem.c" \
-    "$here/tests/kernel/upstream_rwsem.c" || ok=0
+    "$here/share/rwstress/kernel-glue/upstream_rwsem.c" || ok=0
   build "$tree" "$out/rwsem-spin.so" "rwsem.c + osq_lock.c (CONFIG_RWSEM_SPIN_ON_OWNER)" \
     "${v[@]}" -DCONFIG_RWSEM_SPIN_ON_OWNER=1 "$locking/rwsem.c" "$locking/osq_lock.c" \
-    "$here/tests/kernel/upstream_rwsem.c" || ok=0
+    "$here/share/rwstress/kernel-glue/upstream_rwsem.c" || ok=0
   if [ $ok = 0 ]; then
     failed=1
     return
@@ -138,23 +87,62 @@ check_tree() {
   echo "kernel-upstream: $name: semaphore.c, qrwlock.c, qspinlock.c and rwsem.c (spinning on and off) compiled unchanged and passed"
 }
 
+# rwstress kernel on TREE, end to end: a verdict from the tree; the same
+# plugin again from the cache; a bug put back by a patch (readers admitted
+# whatever the count says) is a FAIL; a patch that breaks the build is exit
+# 125 (git bisect run: skip); --version finds the tree in the cache.
+check_command() {
+  local tree=$1 series=$2 kc=$out/kernel-cache rc
+  mkdir -p "$kc" "$out/pt/a/kernel/locking" "$out/pt/b/kernel/locking"
+  local run=("$bin" kernel --files rwsem --time 5s --cache "$kc")
+  expect() {  # WANT_RC WHAT ARGS...
+    local want=$1 what=$2
+    shift 2
+    rc=0
+    "${run[@]}" "$@" >"$out/kernel.out" 2>&1 || rc=$?
+    if [ $rc != "$want" ]; then
+      tail -20 "$out/kernel.out"
+      echo "kernel-upstream: rwstress kernel ($what) exited $rc, not $want"
+      failed=1
+      return 1
+    fi
+  }
+  expect 0 "the tree as it is" --source "$tree" || return
+  grep -q "built .*\.so" "$out/kernel.out" || { echo "kernel-upstream: rwstress kernel built nothing"; failed=1; }
+  expect 0 "again, from the cache" --source "$tree" || return
+  grep -q "is cached" "$out/kernel.out" || { echo "kernel-upstream: rwstress kernel did not reuse its plugin"; failed=1; }
+  cp "$tree/kernel/locking/rwsem.c" "$out/pt/a/kernel/locking/"
+  sed 's/^\tif (!(\*cntp & RWSEM_READ_FAILED_MASK)) {$/\tif (1) {/' "$tree/kernel/locking/rwsem.c" \
+    >"$out/pt/b/kernel/locking/rwsem.c"
+  (cd "$out/pt" && diff -u a/kernel/locking/rwsem.c b/kernel/locking/rwsem.c >"$out/bug.patch") || true
+  expect 1 "a reader-admission bug put back" --source "$tree" --patch "$out/bug.patch" || return
+  sed 's/^\tif (!(\*cntp & RWSEM_READ_FAILED_MASK)) {$/\tif (no_such_identifier) {/' \
+    "$tree/kernel/locking/rwsem.c" >"$out/pt/b/kernel/locking/rwsem.c"
+  (cd "$out/pt" && diff -u a/kernel/locking/rwsem.c b/kernel/locking/rwsem.c >"$out/build.patch") || true
+  expect 125 "a patch that breaks the build" --source "$tree" --patch "$out/build.patch" || return
+  ln -sfn "$cache" "$kc/src"
+  expect 0 "--version $series from the cache" --version "$series" || return
+  echo "kernel-upstream: rwstress kernel on $(basename "$tree"): PASS as shipped, cached on a rerun, FAIL with a bug put back, 125 when it does not build"
+}
+
 if [ -n "${RWSTRESS_LINUX_SRC:-}" ]; then
   check_tree "$(cd "$RWSTRESS_LINUX_SRC" && pwd)"
 else
   fetched=0
   for series in ${RWSTRESS_KERNEL_SERIES:-6.1 6.12 6.18 7.2}; do
-    cached_tree "$series" >/dev/null || update_index || true
-    if tree=$(tree_of_series "$series"); then
-      fetched=1
-      check_tree "$tree"
-    else
-      echo "kernel-upstream: no linux $series source could be fetched (see $cache/fetch.log)"
-      [ -n "$index_ready" ] && failed=1
-    fi
+    rc=0
+    tree=$("$here/share/rwstress/kernel-fetch.sh" "$series" "$cache") || rc=$?
+    case $rc in
+      0) fetched=1; check_tree "$tree"; last_tree=$tree; last_series=$series ;;
+      77) echo "kernel-upstream: linux $series: the archive cannot be reached" ;;
+      *) echo "kernel-upstream: linux $series: no source could be fetched (see $cache/fetch.log)"
+         failed=1 ;;
+    esac
   done
-  if [ $fetched = 0 ]; then
+  if [ $fetched = 0 ] && [ $failed = 0 ]; then
     echo "kernel-upstream: SKIPPED: cannot fetch Debian's linux source (see $cache/fetch.log)"
     exit 77
   fi
+  [ $fetched = 1 ] && [ "${RWSTRESS_KERNEL_COMMAND:-1}" = 1 ] && check_command "$last_tree" "$last_series"
 fi
 exit $failed

@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "commands/compare.h"
 #include "commands/fuzz.h"
+#include "commands/kernel.h"
 #include "commands/selftest.h"
 #include "commands/session.h"
 #include "commands/suite.h"
@@ -156,6 +157,10 @@ int main(int argc, char** argv) {
       } catch (const TopologyError& e) {
         return usage_error(e.what());
       }
+    case CliAction::kKernel: {
+      const Output out{print, [](const std::string& message) { usage_error(message); }};
+      return run_kernel(outcome.config, out);
+    }
     case CliAction::kFuzz:
       try {
         Topology topology = Topology::load_system();

@@ -4,6 +4,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -552,4 +554,47 @@ BOOST_AUTO_TEST_CASE(validate_battery_specs_parse) {
     }
     BOOST_TEST(injected == 8);
   }
+}
+
+// rwstress kernel's bad input, on a fake tree (a Makefile and a one-line
+// rwsem.c): one line on stderr and exit 2, before anything is fetched or
+// built; and a file that does not compile is a BUILD row and exit 125 (git
+// bisect run's "cannot test"), not a crash or a FAIL. The real trees are
+// the kernel-upstream test's.
+BOOST_AUTO_TEST_CASE(kernel_command_refuses_bad_input_in_one_line) {
+  char dir_template[] = "/tmp/rwstress_kernel_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string tree = dir + "/linux";
+  std::filesystem::create_directories(tree + "/kernel/locking");
+  std::ofstream(tree + "/Makefile") << "VERSION = 6\nPATCHLEVEL = 18\nSUBLEVEL = 3\n";
+  std::ofstream(tree + "/kernel/locking/rwsem.c") << "this is not C\n";
+  std::ofstream(dir + "/other.patch") << "--- a/kernel/locking/mutex.c\n+++ b/kernel/locking/mutex.c\n"
+                                         "@@ -1,1 +1,1 @@\n-old line\n+new line\n";
+  const std::string cache = " --cache " + dir + "/cache";
+  const std::pair<std::string, const char*> cases[] = {
+      {"kernel", "--source DIR"},
+      {"kernel --source " + tree + " --version 6.18", "one choice"},
+      {"kernel --version 6.18 --files rwsem,mutexx", "'mutexx' is not a file"},
+      {"kernel --version 6.18 --files rwsem,rwsem", "given twice"},
+      {"kernel --version 6.18 --config RWSEM_SPIN_ON_OWNER=maybe", "RWSEM_SPIN_ON_OWNER=y or"},
+      {"kernel --version 6.18 --config LOCKDEP=y", "not an option"},
+      {"kernel --version 6.18 --time 0", "--time"},
+      {"--readers 3 kernel --source " + tree, "--readers does not apply to kernel"},
+      {"kernel --source " + dir, "not a kernel tree"},
+      {"kernel --source " + tree + " --patch " + dir + "/none.patch" + cache, "no such file"},
+      {"kernel --source " + tree + " --patch " + dir + "/other.patch" + cache, "does not apply"},
+  };
+  for (const auto& [args, says] : cases) {
+    test::ProcessResult r = test::run_rwstress(args);
+    BOOST_TEST(r.exit_code == 2, args << "\n" << r.out << r.err);
+    BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, args << "\n" << r.err);
+    BOOST_TEST(r.err.find(says) != std::string::npos, args << "\n" << r.err);
+  }
+  test::ProcessResult build = test::run_rwstress("kernel --source " + tree +
+                                     " --files rwsem --config RWSEM_SPIN_ON_OWNER=n" + cache);
+  BOOST_TEST(build.exit_code == 125, build.out << build.err);
+  BOOST_TEST(build.out.find("k6.18-rwsem") != std::string::npos, build.out);
+  BOOST_TEST(build.out.find("BUILD") != std::string::npos, build.out);
+  BOOST_TEST(build.out.find("rwsem.c:1") != std::string::npos, build.out);  // the compiler's first error
+  std::filesystem::remove_all(dir);
 }

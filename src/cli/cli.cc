@@ -10,11 +10,13 @@
 #include <optional>
 #include <cmath>
 #include <random>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "commands/kernel.h"
 #include "platform/printable.h"
 #include "report/report.h"
 #include "registry/registry.h"
@@ -313,6 +315,8 @@ struct RawOptions {
   CLI::App* validate = nullptr;
   CLI::App* fuzz = nullptr;
   CLI::App* fuzz_merge = nullptr;
+  std::string kernel_time = "1m", kernel_files, kernel_config;
+  CLI::App* kernel = nullptr;
 };
 
 // The main run's options (which sweep and suite share).
@@ -443,6 +447,25 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                    "--watchdog apply. Each scenario runs in a child process.");
   validate->add_option("--time", raw.validate_time, "the budget per lock, shared by its scenarios")
       ->default_val("2m");
+  CLI::App* kernel = raw.kernel = app.add_subcommand(
+      "kernel", "a kernel tree's own locking files (and your patches to them), built on the "
+                "kernel-compat layer and validated");
+  kernel->footer("One of --source and --version. The table names each lock by its kernel "
+                 "(k6.18-rwsem) and the plugin that holds it; the exit code is the worst verdict, "
+                 "125 when a file does not compile against the layer (docs/kernel.md).");
+  kernel->add_option("--source", cfg.kernel.source, "DIR: a kernel tree (kernel/locking/ and Makefile)");
+  kernel->add_option("--version", cfg.kernel.version,
+                     "6.18 or 6.18.15: fetch Debian's linux source of that version (cached)");
+  kernel->add_option("--patch", cfg.kernel.patches,
+                     "FILE: a patch to kernel/locking/, applied with patch -p1; repeatable, in order")
+      ->take_all();
+  kernel->add_option("--files", raw.kernel_files,
+                     "rwsem,semaphore,qrwlock: the files to build (default: all of them)");
+  kernel->add_option("--config", raw.kernel_config,
+                     "RWSEM_SPIN_ON_OWNER=y|n,...: the CONFIG_ options the files are built with");
+  kernel->add_option("--time", raw.kernel_time, "validate's budget per lock (default 1m)");
+  kernel->add_option("--cache", cfg.kernel.cache_dir,
+                     "DIR: sources and built plugins (default $XDG_CACHE_HOME/rwstress/kernel)");
   CLI::App* fuzz = raw.fuzz = app.add_subcommand(
       "fuzz", "a campaign of random trials, each in a child process; failures grouped into findings");
   fuzz->fallthrough();
@@ -651,6 +674,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   // with it, are refused rather than silently ignored.
   std::string unread;
   if (raw.list->parsed()) unread = unread_options(app, "list", {"--plugin"});
+  else if (raw.kernel->parsed()) unread = unread_options(app, "kernel", {});
   else if (raw.selftest->parsed()) unread = unread_options(app, "selftest", {"--plugin"});
   else if (raw.compare->parsed()) unread = unread_options(app, "compare", {});
   else if (raw.fuzz_merge->parsed()) {
@@ -695,6 +719,31 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   }
   if (raw.compare->parsed() && !(cfg.compare_alpha >= 1e-6 && cfg.compare_alpha <= 0.5))
     return usage_error("compare --alpha: a significance level from 1e-6 to 0.5");  // NaN too
+  if (raw.kernel->parsed()) {
+    RunConfig::Kernel& k = cfg.kernel;
+    if (k.source.empty() == k.version.empty())
+      return usage_error(k.source.empty()
+                             ? "kernel: give the tree with --source DIR, or a version to fetch with "
+                               "--version 6.18"
+                             : "kernel: --source and --version are one choice; give one");
+    if (raw.kernel->count("--source") > 0 && k.source.empty())
+      return usage_error("kernel --source: an empty path");
+    std::stringstream files(raw.kernel_files);
+    for (std::string f; std::getline(files, f, ',');)
+      if (!f.empty()) k.files.push_back(f);
+    if (raw.kernel->count("--files") > 0 && k.files.empty())
+      return usage_error("kernel --files: name at least one of rwsem, semaphore, qrwlock");
+    std::string error = check_kernel_files(k.files);
+    if (error.empty() && !raw.kernel_config.empty())
+      error = parse_kernel_config(raw.kernel_config, &k.config);
+    if (!error.empty()) return usage_error(error);
+    auto t = parse_duration(raw.kernel_time, &error, std::chrono::seconds(1));
+    if (!t) return usage_error("kernel --time: " + error);
+    k.time = *t;
+    out.action = CliAction::kKernel;
+    out.config = std::move(cfg);
+    return out;
+  }
   if (raw.selftest->parsed() || raw.compare->parsed()) {
     out.action = raw.selftest->parsed() ? CliAction::kSelftest : CliAction::kCompare;
     out.config = std::move(cfg);

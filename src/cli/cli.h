@@ -20,6 +20,7 @@ enum class CliAction {
   kCompare,   // rwstress compare A.json B.json
   kValidate,  // rwstress validate --lock NAME [--time D]
   kFuzz,      // rwstress fuzz [--time D | --trials N] ...
+  kKernel,    // rwstress kernel --source DIR | --version V [--patch F]...
   kExit,  // --help, --version, or a usage error: print `output`, exit `exit_code`
 };
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/run_result.h"
@@ -82,6 +83,16 @@ struct RunConfig {
     std::uint64_t trial_cpu = 0;           // --trial-cpu: RLIMIT_CPU seconds; 0: none
     std::vector<std::string> argv;         // the campaign's own command line (for --resume)
   } fuzz;
+  // rwstress kernel (src/commands/kernel.h, docs/kernel.md).
+  struct Kernel {
+    std::string source;                 // --source DIR: a kernel tree
+    std::string version;                // --version 6.18 or 6.18.15: fetched from Debian
+    std::vector<std::string> patches;   // --patch FILE, applied in order with patch -p1
+    std::vector<std::string> files;     // --files: rwsem, semaphore, qrwlock
+    std::vector<std::pair<std::string, bool>> config;  // --config RWSEM_SPIN_ON_OWNER=y,...
+    std::chrono::nanoseconds time = std::chrono::minutes(1);  // --time: validate's per lock
+    std::string cache_dir;              // --cache DIR; "" = $XDG_CACHE_HOME/rwstress/kernel
+  } kernel;
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line
   std::string compare_a, compare_b;        // rwstress compare A B

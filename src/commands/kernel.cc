@@ -1,0 +1,425 @@
+#include "commands/kernel.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "model/run_result.h"
+#include "model/version.h"
+#include "platform/duration.h"
+#include "platform/spawn.h"
+
+namespace rwstress {
+
+namespace fs = std::filesystem;
+
+const std::vector<KernelFileGroup>& kernel_file_groups() {
+  static const std::vector<KernelFileGroup> groups = {
+      {"rwsem", {"rwsem.c"}, "upstream_rwsem.c", {"rwsem"}, "the rw_semaphore (rwsem.c)"},
+      {"semaphore", {"semaphore.c"}, "upstream_semaphore.c", {"semaphore"},
+       "the counting semaphore (semaphore.c)"},
+      {"qrwlock", {"qrwlock.c", "qspinlock.c"}, "upstream_qrwlock.c", {"qrwlock", "qspinlock"},
+       "the queued rwlock and spinlock (qrwlock.c, qspinlock.c)"},
+  };
+  return groups;
+}
+
+const std::vector<KernelConfigKey>& kernel_config_keys() {
+  static const std::vector<KernelConfigKey> keys = {
+      {"RWSEM_SPIN_ON_OWNER", true,
+       "rwsem.c spins on a running owner (with osq_lock.c), as x86 distributions build it"},
+  };
+  return keys;
+}
+
+std::string check_kernel_files(const std::vector<std::string>& files) {
+  std::string known;
+  for (const KernelFileGroup& g : kernel_file_groups())
+    known += (known.empty() ? "" : ", ") + std::string(g.name);
+  for (const std::string& f : files) {
+    const auto& groups = kernel_file_groups();
+    if (std::none_of(groups.begin(), groups.end(),
+                     [&](const KernelFileGroup& g) { return f == g.name; }))
+      return fmt::format("kernel --files: '{}' is not a file rwstress kernel builds (it builds {})",
+                         f, known);
+    if (std::count(files.begin(), files.end(), f) > 1)
+      return fmt::format("kernel --files: '{}' is given twice", f);
+  }
+  return {};
+}
+
+std::string parse_kernel_config(const std::string& text,
+                                std::vector<std::pair<std::string, bool>>* out) {
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    const auto eq = item.find('=');
+    std::string key = item.substr(0, eq);
+    if (key.rfind("CONFIG_", 0) == 0) key = key.substr(7);
+    const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    const auto& keys = kernel_config_keys();
+    if (std::none_of(keys.begin(), keys.end(),
+                     [&](const KernelConfigKey& k) { return key == k.name; })) {
+      std::string known;
+      for (const KernelConfigKey& k : keys) known += (known.empty() ? "" : ", ") + std::string(k.name);
+      return fmt::format("kernel --config: '{}' is not an option rwstress kernel sets (it sets {})",
+                         item, known);
+    }
+    if (value != "y" && value != "n")
+      return fmt::format("kernel --config {}: want {}=y or {}=n", item, key, key);
+    if (std::any_of(out->begin(), out->end(), [&](const auto& kv) { return kv.first == key; }))
+      return fmt::format("kernel --config: {} is given twice", key);
+    out->emplace_back(key, value == "y");
+  }
+  return {};
+}
+
+namespace {
+
+bool is_file(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+bool is_dir(const std::string& p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The first line of a log that says what went wrong (a compiler's first
+// error, patch's complaint), or its first line.
+std::string first_problem(const std::string& log_path) {
+  std::stringstream lines(read_text(log_path));
+  std::string line, first;
+  while (std::getline(lines, line)) {
+    if (first.empty() && !line.empty()) first = line;
+    if (line.find("error") != std::string::npos || line.find("FAILED") != std::string::npos ||
+        line.find("can't find") != std::string::npos || line.find("No such") != std::string::npos)
+      return line;
+  }
+  return first.empty() ? "(no output)" : first;
+}
+
+// Where the layer's headers and the kernel glue are: beside an installed
+// binary (PREFIX/include, PREFIX/share/rwstress), or in the source tree a
+// build-tree binary came from.
+struct Layout {
+  std::string exe, include_dir, data_dir;
+};
+bool find_layout(Layout* layout, std::string* error) {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) {
+    *error = "kernel: cannot find rwstress's own binary: " + ec.message();
+    return false;
+  }
+  layout->exe = exe.string();
+  const fs::path prefix = exe.parent_path().parent_path();
+  std::vector<fs::path> roots = {prefix};
+#ifdef RWSTRESS_SOURCE_DIR
+  roots.emplace_back(RWSTRESS_SOURCE_DIR);
+#endif
+  for (const fs::path& root : roots) {
+    const fs::path data = root / "share" / "rwstress";
+    if (is_file((root / "include/rwstress/kernel.h").string()) &&
+        is_file((data / "kernel-fetch.sh").string())) {
+      layout->include_dir = (root / "include").string();
+      layout->data_dir = data.string();
+      return true;
+    }
+  }
+  *error = fmt::format("kernel: the kernel-compat layer is not installed beside {} "
+                       "(want {}/include/rwstress/kernel.h and {}/share/rwstress/)",
+                       exe.string(), prefix.string(), prefix.string());
+  return false;
+}
+
+std::string default_cache() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/rwstress/kernel";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/rwstress/kernel";
+  return "/tmp/rwstress-kernel-cache-" + std::to_string(getuid());
+}
+
+// FNV-1a, 64 bits: the cache key of a build.
+struct Hash {
+  std::uint64_t h = 1469598103934665603ULL;
+  void add(const std::string& s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;  // a separator, so "ab"+"c" != "a"+"bc"
+  }
+  // Every regular file under dir, by path relative to it, in a fixed order.
+  void add_tree(const fs::path& dir) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+         it.increment(ec))
+      if (it->is_regular_file()) files.push_back(it->path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      add(fs::relative(f, dir).string());
+      add(read_text(f.string()));
+    }
+  }
+};
+
+struct TreeVersion {
+  int major = 0, minor = 0, sub = 0;
+  std::string name() const { return fmt::format("linux-{}.{}.{}", major, minor, sub); }
+  std::string prefix() const { return fmt::format("k{}.{}", major, minor); }
+  int code() const { return (major << 16) + (minor << 8) + std::min(sub, 255); }
+};
+
+bool read_tree_version(const std::string& tree, TreeVersion* v) {
+  std::stringstream lines(read_text(tree + "/Makefile"));
+  std::string line;
+  int found = 0;
+  while (std::getline(lines, line) && found < 3) {
+    int value = 0;
+    if (std::sscanf(line.c_str(), "VERSION = %d", &value) == 1) v->major = value, ++found;
+    else if (std::sscanf(line.c_str(), "PATCHLEVEL = %d", &value) == 1) v->minor = value, ++found;
+    else if (std::sscanf(line.c_str(), "SUBLEVEL = %d", &value) == 1) v->sub = value, ++found;
+  }
+  return found == 3 && v->major > 0;
+}
+
+struct Row {
+  std::string lock, files, config, verdict, plugin, note;
+  int rank = 0;  // PASS 0 < BUILD < STARVED < HANG < CRASH < FAIL < ERROR
+  int code = 0;
+};
+
+// validate's exit code as a row's verdict and rank.
+void judge(int rc, Row* row) {
+  row->code = rc;
+  switch (rc) {
+    case 0: row->verdict = "PASS", row->rank = 0; break;
+    case 5: row->verdict = verdict_name(Verdict::kStarved), row->rank = 2; break;
+    case 3: row->verdict = verdict_name(Verdict::kHang), row->rank = 3; break;
+    case 4: row->verdict = verdict_name(Verdict::kCrash), row->rank = 4; break;
+    case 1: row->verdict = verdict_name(Verdict::kFail), row->rank = 5; break;
+    default: row->verdict = "ERROR", row->rank = 6, row->note = fmt::format("validate exited {}", rc);
+  }
+}
+
+}  // namespace
+
+int run_kernel(const RunConfig& cfg, const Output& out) {
+  const RunConfig::Kernel& k = cfg.kernel;
+  auto fail = [&](const std::string& message) {
+    out.error(message);
+    return 2;
+  };
+  Layout layout;
+  std::string error;
+  if (!find_layout(&layout, &error)) return fail(error);
+
+  const std::string cache = k.cache_dir.empty() ? default_cache() : k.cache_dir;
+  std::error_code ec;
+  for (const char* sub : {"src", "plugins", "logs"}) {
+    fs::create_directories(fs::path(cache) / sub, ec);
+    if (ec) return fail(fmt::format("kernel --cache {}: {}", cache, ec.message()));
+  }
+
+  // The tree: the user's, or Debian's source of --version.
+  std::string tree = k.source;
+  if (tree.empty()) {
+    const std::string path_file = cache + "/logs/fetch-path";
+    const std::string log = cache + "/logs/fetch.log";
+    fs::remove(path_file, ec);
+    fs::remove(log, ec);
+    out.print(fmt::format("rwstress kernel: fetching linux {} (Debian's source package, cached in {}/src)",
+                          k.version, cache));
+    const int rc = run_program({layout.data_dir + "/kernel-fetch.sh", k.version, cache + "/src",
+                                path_file},
+                               log, &error);
+    if (rc != 0)
+      return fail(rc < 0 ? "kernel --version: " + error
+                         : fmt::format("kernel --version {}: {}", k.version, first_problem(log)));
+    tree = read_text(path_file);
+    while (!tree.empty() && (tree.back() == '\n' || tree.back() == '\r')) tree.pop_back();
+  }
+  if (!is_dir(tree + "/kernel/locking") || !is_file(tree + "/Makefile"))
+    return fail(fmt::format("kernel --source {}: not a kernel tree (no kernel/locking/ and Makefile)",
+                            tree));
+  TreeVersion version;
+  if (!read_tree_version(tree, &version))
+    return fail(fmt::format("kernel --source {}: its Makefile gives no VERSION, PATCHLEVEL and "
+                            "SUBLEVEL",
+                            tree));
+
+  // The developer's patches, on a copy of kernel/locking/.
+  fs::path locking = fs::path(tree) / "kernel" / "locking";
+  std::string work;
+  struct WorkGuard {
+    std::string* dir;
+    ~WorkGuard() {
+      std::error_code ec;
+      if (!dir->empty()) fs::remove_all(*dir, ec);
+    }
+  } work_guard{&work};
+  if (!k.patches.empty()) {
+    std::string templ = cache + "/work-XXXXXX";
+    if (!mkdtemp(templ.data())) return fail(fmt::format("kernel: cannot make a work directory in {}", cache));
+    work = templ;
+    fs::create_directories(fs::path(work) / "kernel", ec);
+    fs::copy(locking, fs::path(work) / "kernel" / "locking", fs::copy_options::recursive, ec);
+    if (!ec) fs::copy_file(fs::path(tree) / "Makefile", fs::path(work) / "Makefile", ec);
+    if (ec) return fail(fmt::format("kernel: cannot copy {}: {}", locking.string(), ec.message()));
+    for (const std::string& patch : k.patches) {
+      if (!is_file(patch)) return fail(fmt::format("kernel --patch {}: no such file", patch));
+      const std::string log = cache + "/logs/patch.log";
+      fs::remove(log, ec);
+      const std::string abs = fs::absolute(patch).string();
+      for (bool dry : {true, false}) {
+        std::vector<std::string> argv = {"patch", "-p1", "--batch", "--forward", "--silent", "-d",
+                                         work, "-i", abs};
+        if (dry) argv.push_back("--dry-run");
+        const int rc = run_program(argv, log, &error);
+        if (rc != 0)
+          return fail(rc < 0 ? "kernel --patch: " + error
+                             : fmt::format("kernel --patch {} does not apply to {}'s kernel/locking/ "
+                                           "(rwstress kernel builds only that directory): {}",
+                                           patch, version.name(), first_problem(log)));
+      }
+    }
+    locking = fs::path(work) / "kernel" / "locking";
+  }
+
+  // The configuration: each key's default, then the user's.
+  std::vector<std::pair<std::string, bool>> config;
+  for (const KernelConfigKey& key : kernel_config_keys()) config.emplace_back(key.name, key.default_on);
+  for (const auto& [key, on] : k.config)
+    for (auto& c : config)
+      if (c.first == key) c.second = on;
+  auto on = [&](const char* key) {
+    for (const auto& c : config)
+      if (c.first == key) return c.second;
+    return false;
+  };
+
+  std::vector<std::string> files = k.files;
+  if (files.empty())
+    for (const KernelFileGroup& g : kernel_file_groups()) files.push_back(g.name);
+
+  std::string patches;
+  for (const std::string& p : k.patches) patches += (patches.empty() ? "" : ", ") + p;
+  out.print(fmt::format("rwstress {} kernel: {} ({}){}; validate --time {} per lock; plugins cached in "
+                        "{}/plugins",
+                        kVersion, version.name(), tree,
+                        patches.empty() ? "" : ", patched with " + patches, format_duration(k.time),
+                        cache));
+
+  const char* cc = std::getenv("CC");
+  const std::string compiler = cc && *cc ? cc : "cc";
+  Hash layer;
+  layer.add(kVersion);
+  layer.add(compiler);
+  layer.add_tree(fs::path(layout.include_dir) / "rwstress");
+  layer.add_tree(fs::path(layout.data_dir) / "kernel-glue");
+  std::vector<Row> rows;
+  for (const std::string& name : files) {
+    const KernelFileGroup& group = *std::find_if(
+        kernel_file_groups().begin(), kernel_file_groups().end(),
+        [&](const KernelFileGroup& g) { return name == g.name; });
+    std::vector<std::string> sources;
+    for (const char* f : group.files) sources.push_back((locking / f).string());
+    std::vector<std::string> flags = {
+        "-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-I" + layout.include_dir,
+        "-I" + layout.include_dir + "/rwstress/kernel-compat",
+        fmt::format("-DRWSTRESS_LINUX_VERSION_CODE={}", version.code()),
+        fmt::format("-DRWSTRESS_KERNEL_NAME_PREFIX=\"{}\"", version.prefix())};
+    std::string config_text = "-";
+    if (name == "rwsem") {
+      const bool spin = on("RWSEM_SPIN_ON_OWNER");
+      config_text = fmt::format("RWSEM_SPIN_ON_OWNER={}", spin ? "y" : "n");
+      if (spin) {
+        flags.push_back("-DCONFIG_RWSEM_SPIN_ON_OWNER=1");
+        sources.push_back((locking / "osq_lock.c").string());
+      }
+    }
+    std::string shown;
+    for (const std::string& s : sources) shown += (shown.empty() ? "" : " ") + fs::path(s).filename().string();
+
+    Hash key = layer;
+    for (const std::string& f : flags) key.add(f);
+    key.add_tree(locking);
+    const std::string stem = fmt::format("{}-{}", version.prefix(), name);
+    const std::string plugin = fmt::format("{}/plugins/{}-{:016x}.so", cache, stem, key.h);
+    bool built = is_file(plugin);
+    if (built) out.print(fmt::format("kernel: {}: {} is cached (same files, layer and flags)", stem, plugin));
+    if (!built) {
+      const std::string log = fmt::format("{}/logs/{}.log", cache, stem);
+      fs::remove(log, ec);
+      std::string tmp = cache + "/plugins/.build-XXXXXX";
+      const int fd = mkstemp(tmp.data());
+      if (fd < 0) return fail(fmt::format("kernel: cannot write in {}/plugins", cache));
+      close(fd);
+      std::vector<std::string> argv = {compiler};
+      argv.insert(argv.end(), flags.begin(), flags.end());
+      argv.insert(argv.end(), sources.begin(), sources.end());
+      argv.push_back(layout.data_dir + "/kernel-glue/" + group.glue);
+      argv.push_back("-o");
+      argv.push_back(tmp);
+      const int rc = run_program(argv, log, &error);
+      if (rc == 0 && ::rename(tmp.c_str(), plugin.c_str()) == 0) {
+        built = true;
+        out.print(fmt::format("kernel: {}: built {}", stem, plugin));
+      } else {
+        fs::remove(tmp, ec);
+        for (const char* suffix : group.locks)
+          rows.push_back({fmt::format("{}-{}", version.prefix(), suffix), shown, config_text,
+                          "BUILD", "-",
+                          rc < 0 ? error : fmt::format("{} (log: {})", first_problem(log), log),
+                          1, 125});
+      }
+    }
+    if (!built) continue;
+    for (const char* suffix : group.locks) {
+      Row row{fmt::format("{}-{}", version.prefix(), suffix), shown, config_text, "", plugin, "", 0, 0};
+      out.print("");
+      const int rc = run_program({layout.exe, "--plugin", plugin, "validate", "--lock", row.lock,
+                                  "--time", format_duration(k.time)},
+                                 "", &error);
+      if (rc >= 128) {  // interrupted: the run says so, and stops here
+        out.error(fmt::format("kernel: validate of {} was interrupted", row.lock));
+        return rc;
+      }
+      judge(rc, &row);
+      rows.push_back(row);
+    }
+  }
+
+  out.print("");
+  out.print(fmt::format("{:<16} {:<32} {:<23} {:<8} {}", "LOCK", "FILES", "CONFIG", "VERDICT",
+                        "PLUGIN (run it with --plugin)"));
+  int worst = 0, code = 0;
+  for (const Row& r : rows) {
+    out.print(fmt::format("{:<16} {:<32} {:<23} {:<8} {}", r.lock, r.files, r.config, r.verdict,
+                          r.plugin));
+    if (!r.note.empty()) out.print("    " + r.note);
+    if (r.rank > worst || (r.rank == worst && r.code != 0 && code == 0)) worst = r.rank, code = r.code;
+  }
+  const char* summary = worst == 0 ? "every lock PASSes"
+                        : worst == 1 ? "a file does not compile against the layer (exit 125: "
+                                       "git bisect run skips this commit)"
+                                     : "a lock did not PASS";
+  out.print(fmt::format("rwstress kernel: {}: {}", version.name(), summary));
+  return code;
+}
+
+}  // namespace rwstress
