@@ -89,8 +89,9 @@ check_tree() {
 
 # rwstress kernel on TREE, end to end: a verdict from the tree; the same
 # plugin again from the cache; a bug put back by a patch (readers admitted
-# whatever the count says) is a FAIL; a patch that breaks the build is exit
-# 125 (git bisect run: skip); --version finds the tree in the cache.
+# whatever the count says) is a FAIL; a bug in semaphore.c's bail-out path is
+# caught by the signal injector; a patch that breaks the build is exit 125
+# (git bisect run: skip); --version finds the tree in the cache.
 check_command() {
   local tree=$1 series=$2 kc=$out/kernel-cache rc
   mkdir -p "$kc" "$out/pt/a/kernel/locking" "$out/pt/b/kernel/locking"
@@ -120,9 +121,27 @@ check_command() {
     "$tree/kernel/locking/rwsem.c" >"$out/pt/b/kernel/locking/rwsem.c"
   (cd "$out/pt" && diff -u a/kernel/locking/rwsem.c b/kernel/locking/rwsem.c >"$out/build.patch") || true
   expect 125 "a patch that breaks the build" --source "$tree" --patch "$out/build.patch" || return
+  # A bug in a bail-out path (semaphore.c's interrupted: no longer unlinks
+  # the waiter) shows only when a signal interrupts a killable wait.
+  mkdir -p "$out/ps/a/kernel/locking" "$out/ps/b/kernel/locking"
+  cp "$tree/kernel/locking/semaphore.c" "$out/ps/a/kernel/locking/"
+  awk '/^ interrupted:/ { print; getline; if ($0 ~ /list_del/) next } { print }' \
+    "$tree/kernel/locking/semaphore.c" >"$out/ps/b/kernel/locking/semaphore.c"
+  (cd "$out/ps" && diff -u a/kernel/locking/semaphore.c b/kernel/locking/semaphore.c \
+     >"$out/sem.patch") || true
+  rc=0
+  "$bin" kernel --files semaphore --time 6s --cache "$kc" --source "$tree" --patch "$out/sem.patch" \
+    >"$out/kernel.out" 2>&1 || rc=$?
+  case $rc in
+    1|3|4) grep -q "inject signal  *\(FAIL\|HANG\|CRASH\)" "$out/kernel.out" || {
+             echo "kernel-upstream: the interrupted-path bug was caught, but not by inject signal"; failed=1; } ;;
+    *) tail -20 "$out/kernel.out"
+       echo "kernel-upstream: rwstress kernel passed semaphore.c with its interrupted path broken (exit $rc)"
+       failed=1 ;;
+  esac
   ln -sfn "$cache" "$kc/src"
   expect 0 "--version $series from the cache" --version "$series" || return
-  echo "kernel-upstream: rwstress kernel on $(basename "$tree"): PASS as shipped, cached on a rerun, FAIL with a bug put back, 125 when it does not build"
+  echo "kernel-upstream: rwstress kernel on $(basename "$tree"): PASS as shipped, cached on a rerun, FAIL with a bug put back, a broken interrupted path caught by inject signal, 125 when it does not build"
 }
 
 if [ -n "${RWSTRESS_LINUX_SRC:-}" ]; then

@@ -86,6 +86,10 @@ BOOST_AUTO_TEST_CASE(specs_parse_into_typed_values) {
   BOOST_TEST(st.points.empty());
 
   BOOST_TEST(parse_ok("spurious-wake").points.size() == 1u);  // futex-wait by default
+  const InjectSpec signal = parse_ok("signal");  // before-sleep, p=0.05 by default
+  BOOST_TEST((signal.kind == InjectKind::kSignal));
+  BOOST_TEST((signal.points == std::vector<InjectPoint>{InjectPoint::kBeforeSleep}));
+  BOOST_TEST(signal.p == 0.05);
   BOOST_TEST(int(parse_ok("long-hold").points[0]) == int(InjectPoint::kInCs));
 
   // The canonical form parses back to itself.
@@ -106,6 +110,7 @@ BOOST_AUTO_TEST_CASE(malformed_specs_name_what_and_where) {
   BOOST_TEST(parse_error("stutter:every=10ms,for=20ms").find("shorter") != std::string::npos);
   BOOST_TEST(parse_error("yield@in-cs:fixed(1us)").find("no duration") != std::string::npos);
   BOOST_TEST(parse_error("spurious-wake@in-cs").find("futex-wait") != std::string::npos);
+  BOOST_TEST(parse_error("signal@in-cs").find("before-sleep") != std::string::npos);
   BOOST_TEST(parse_error("yield@in-cs:bogus=1").find("unknown parameter") != std::string::npos);
   BOOST_TEST(parse_error("yield@in-cs:every=0").find("count") != std::string::npos);
   for (const char* t : {"yeild@in-cs", "delay@spin:exp(2x)"})

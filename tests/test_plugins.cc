@@ -208,11 +208,20 @@ BOOST_AUTO_TEST_CASE(kernel_layer_checks_fire_on_the_rule_broken_and_stay_quiet_
     BOOST_TEST(r.out.find("kernel_checks.c:") != std::string::npos, lock << ": " << r.out);
     BOOST_TEST(r.out.find(says) != std::string::npos, lock << ": " << r.out);
   }
-  // kcheck-bitlock: a bit spinlock on the layer's bitops, with a delay.
-  ProcessResult clean = run_rwstress(p + " --lock kcheck-clean,kcheck-bitlock --threads 4"
-                                         " --duration 300ms");
+  // kcheck-bitlock: a bit spinlock on the layer's bitops, with a delay;
+  // kcheck-wake-state: state-matched wake-ups, on_cpu, signal_pending_state.
+  ProcessResult clean = run_rwstress(p + " --lock kcheck-clean,kcheck-bitlock,kcheck-wake-state"
+                                         " --threads 4 --duration 300ms");
   BOOST_TEST(clean.exit_code == 0, clean.out + clean.err);
   BOOST_TEST(clean.out.find("lock-warning") == std::string::npos, clean.out);
+  // The signal injector wakes a killable sleep, and only a killable one,
+  // with a signal pending (kcheck-signal's WARN_ONs say otherwise).
+  ProcessResult signalled = run_rwstress(p + " --lock kcheck-signal --threads 2 --duration 300ms"
+                                             " --inject signal:p=1");
+  BOOST_TEST(signalled.exit_code == 0, signalled.out + signalled.err);
+  BOOST_TEST(signalled.out.find("signal@before-sleep:p=1 at before-sleep: fired") !=
+                 std::string::npos, signalled.out);
+  BOOST_TEST(signalled.out.find("lock-warning") == std::string::npos, signalled.out);
 }
 
 BOOST_AUTO_TEST_CASE(validate_passes_the_kernel_style_examples) {

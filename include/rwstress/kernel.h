@@ -26,9 +26,12 @@
  * - task->on_cpu is 0 while the task is parked in schedule(), else 1, so
  *   owner_on_cpu() stops an optimistic spinner whose owner sleeps (a thread
  *   the host preempted still counts as on a CPU).
- * - No interrupts, no signals, no preemption control: irq-save forms save
- *   nothing, signal_pending_state() is never true, preempt_disable() is a
- *   compiler barrier, need_resched() is 0.
+ * - Wake-ups match the sleeper's state (wake_up_state, try_to_wake_up).
+ * - Signals come from the signal injector (a fatal one, pending for a task
+ *   as it goes to sleep): signal_pending_state() answers by state, and a
+ *   killable or interruptible sleep wakes for it.
+ * - No interrupts, no preemption control: irq-save forms save nothing,
+ *   preempt_disable() is a compiler barrier, need_resched() is 0.
  * - Headers of several kernels at once (docs/plugins.md, "Which kernel the
  *   layer matches"): -DRWSTRESS_LINUX_VERSION_CODE picks where they differ.
  * - Injection points: set_current_state(sleeping) = after-enqueue,
@@ -707,9 +710,23 @@ static inline void put_task_struct(struct task_struct *t) {
   } while (0)
 #define might_resched() ((void)0)
 #define cond_resched() 0
-#define signal_pending(p) 0
-#define signal_pending_state(state, p) 0
-#define fatal_signal_pending(p) 0
+/* Signals: the signal injector (signal@before-sleep) makes a fatal signal
+ * pending for a task about to sleep, as SIGKILL would; a killable or
+ * interruptible sleep wakes for it and the lock's bail-out path runs. The
+ * glue "returns to user space" after each operation, which handles it
+ * (rwstress_kernel_signal_handled). */
+#define signal_pending(p) (__atomic_load_n(&(p)->sigpending, __ATOMIC_ACQUIRE) != 0)
+#define fatal_signal_pending(p) signal_pending(p)
+#define __fatal_signal_pending(p) signal_pending(p)
+static inline int __rwsk_signal_pending_state(unsigned int state, struct task_struct *p) {
+  if (!(state & (TASK_INTERRUPTIBLE | TASK_WAKEKILL))) return 0;
+  if (!signal_pending(p)) return 0;
+  return (state & TASK_INTERRUPTIBLE) || __fatal_signal_pending(p);
+}
+#define signal_pending_state(state, p) __rwsk_signal_pending_state((unsigned int)(state), (p))
+static inline void rwstress_kernel_signal_handled(void) {
+  __atomic_store_n(&current->sigpending, 0, __ATOMIC_RELAXED);
+}
 
 /* Setting a sleeping state fires after-enqueue, just before the store: in
  * the kernel's pattern the waiter is queued and about to drop the lock and
@@ -760,6 +777,8 @@ static inline void __rwsk_park(unsigned long deadline, const char *file, int lin
   for (;;) {
     int state = __atomic_load_n(&t->__state, __ATOMIC_ACQUIRE);
     if (state == TASK_RUNNING) break;
+    /* A pending signal wakes a killable or interruptible sleep. */
+    if ((state & (TASK_INTERRUPTIBLE | TASK_WAKEKILL)) && signal_pending(t)) break;
     if (h->spurious_wake()) break;
     struct timespec ts, *tsp = NULL;
     if (deadline) {
@@ -838,14 +857,25 @@ static inline void msleep(unsigned int ms) {
   }
 }
 
-/* 1 if it woke the task (it was not running). Fully ordered. */
-static inline int wake_up_process(struct task_struct *p) {
+/* try_to_wake_up: wakes the task only if its state matches `state` (a
+ * mismatched wake is a no-op, as in the kernel: wake_up_state(p,
+ * TASK_INTERRUPTIBLE) leaves an uninterruptible sleeper asleep). 1 if it
+ * woke the task. Fully ordered before it reads the state
+ * (smp_mb__after_spinlock in the kernel). */
+static inline int __rwsk_try_to_wake_up(struct task_struct *p, unsigned int state) {
   __rwsk_host()->at(RWSTRESS_KPOINT_BEFORE_WAKE);
-  if (__atomic_exchange_n(&p->__state, TASK_RUNNING, __ATOMIC_SEQ_CST) == TASK_RUNNING) return 0;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  int cur = __atomic_load_n(&p->__state, __ATOMIC_RELAXED);
+  do {
+    if (!((unsigned int)cur & state)) return 0;
+  } while (!__atomic_compare_exchange_n(&p->__state, &cur, TASK_RUNNING, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED));
   __rwsk_futex(&p->__state, 1 /* FUTEX_WAKE */, 1, NULL);
   return 1;
 }
-#define wake_up_state(p, state) wake_up_process(p)
+#define wake_up_process(p) __rwsk_try_to_wake_up((p), TASK_NORMAL)
+#define wake_up_state(p, state) __rwsk_try_to_wake_up((p), (unsigned int)(state))
+#define try_to_wake_up(p, state, flags) __rwsk_try_to_wake_up((p), (unsigned int)(state))
 
 /* wake_q: wake-ups collected under a lock and done after dropping it. */
 struct wake_q_head {
@@ -1398,8 +1428,13 @@ struct file;
  * take the kernel's own convention and may be NULL:
  *   down_trylock: 0 = acquired (like the kernel's);
  *   spin/mutex trylock, down_read_trylock, down_write_trylock: 1 = acquired. */
+/* Each operation ends as a return to user space would: a signal left
+ * pending (by an uninterruptible wait, which ignores it) is handled. */
 #define __RWSK_WRAP_VOID(ident, what, type, fn) \
-  static void ident##_##what(void *l) { fn((type *)l); }
+  static void ident##_##what(void *l) {         \
+    fn((type *)l);                              \
+    rwstress_kernel_signal_handled();           \
+  }
 #define __RWSK_UNUSED __attribute__((__unused__))
 /* NULL (a void *) for an op left out, else the wrapper. */
 #define __RWSK_FN(ident, what, fn) \

@@ -14,8 +14,8 @@
 extern "C" {
 #endif
 
-/* 2: struct rwstress_kernel_task gained on_cpu (a plugin built for 1 reads
- * a prefix of the task and keeps working). */
+/* 2: struct rwstress_kernel_task gained on_cpu and sigpending (a plugin
+ * built for 1 reads a prefix of the task and keeps working). */
 #define RWSTRESS_KERNEL_HOST_ABI 2
 
 /* The "CPUs" of the layer are thread slots: each thread that calls into
@@ -50,6 +50,7 @@ struct rwstress_kernel_task {
     struct rwstress_kernel_wake_q_node wake_q;
     /* ABI 2 */
     int on_cpu;              /* 1 unless parked in schedule(); rwstress starts it at 1 */
+    int sigpending;          /* a fatal signal is pending (the signal injector sets it) */
 };
 
 struct rwstress_kernel_host {

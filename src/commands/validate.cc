@@ -35,6 +35,9 @@ const Schedule kSchedules[] = {
     {"inject yield in-cs", "yield@in-cs:p=0.01"},
     {"inject stall", "stall@in-cs+before-release:p=0.0001,fixed(20ms)"},
     {"inject stutter", "stutter:every=200ms,for=20ms"},
+    // A kernel-compat plugin's killable and interruptible waits bail out
+    // (out_nolock paths); nothing for other locks.
+    {"inject signal", "signal:p=0.05"},
 };
 
 }  // namespace

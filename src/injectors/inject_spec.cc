@@ -57,6 +57,11 @@ constexpr KindInfo kKinds[] = {
      "one thread, for a while: reniced to 19, or every other time a SCHED_FIFO burst where "
      "permitted",
      true, false, std::nullopt, 1, 0ns, 300ms, 100ms},
+    {InjectKind::kSignal, "signal",
+     "a fatal signal for a task of a kernel-compat plugin that goes to sleep: a killable or "
+     "interruptible wait wakes and bails out (-EINTR), an uninterruptible one keeps it pending; "
+     "nothing for other locks",
+     false, false, InjectPoint::kBeforeSleep, 0.05},
 };
 
 const KindInfo& info(InjectKind k) { return kKinds[int(k)]; }

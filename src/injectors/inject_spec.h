@@ -34,8 +34,9 @@ enum class InjectKind : std::uint8_t {
   kShuffle,       // threads re-pinned to other CPUs
   kCpuOffline,    // one CPU taken from every thread for a while
   kPriority,      // a thread's nice value raised for a while
+  kSignal,        // a fatal signal for a kernel-layer task about to sleep
 };
-inline constexpr int kInjectKindCount = 10;
+inline constexpr int kInjectKindCount = 11;
 
 // Worker-loop points first, then the lock hook points in HookPoint order,
 // then the futex wrapper.

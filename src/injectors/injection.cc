@@ -93,6 +93,7 @@ std::int64_t ThreadInjector::act(const InjectSpec& s, std::int64_t ns) {
       shared_.stall_taken.store(false);
       return slept;
     }
+    case InjectKind::kSignal: tl_signal_raised = true; return 0;
     default: return 0;
   }
 }

@@ -98,6 +98,10 @@ inline void inject_at(InjectPoint p) {
   if (tl_injector) tl_injector->at(p);
 }
 
+// Set when a signal injector fires at this thread; the kernel-compat host
+// takes it (registry/kernel_host.cc) and makes it the task's pending signal.
+inline thread_local bool tl_signal_raised = false;
+
 // Set by InjectHooks when a lock's own code spins or queues to sleep; read
 // and cleared around each acquisition by --lockstat (src/model/lockstat.h).
 inline thread_local bool tl_hook_waited = false;

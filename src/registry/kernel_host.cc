@@ -81,7 +81,16 @@ rwstress_kernel_task* current_task() {
 // The plugin's put_task_struct dropped the last reference.
 void free_task(rwstress_kernel_task* task) { delete task; }
 
-void at(rwstress_kernel_point point) { InjectHooks::at(HookPoint(int(point))); }
+// A signal injector that fired here makes a fatal signal pending for the
+// thread's task: signal_pending_state() sees it, and a killable or
+// interruptible sleep wakes for it (include/rwstress/kernel.h).
+void at(rwstress_kernel_point point) {
+  InjectHooks::at(HookPoint(int(point)));
+  if (tl_signal_raised) {
+    tl_signal_raised = false;
+    __atomic_store_n(&current_task()->sigpending, 1, __ATOMIC_RELEASE);
+  }
+}
 
 int spurious_wake() { return InjectHooks::spurious_futex_return() ? 1 : 0; }
 

@@ -10,7 +10,15 @@
  *   kcheck-clean              the same mutex with every check, none firing
  *   kcheck-bitlock            a bit spinlock on test_and_set_bit_lock and
  *                             clear_bit_unlock, with a udelay in the wait:
- *                             the layer's bitops and clocks, which must PASS */
+ *                             the layer's bitops and clocks, which must PASS
+ *   kcheck-wake-state         the scheduler semantics a slow path relies on,
+ *                             asserted with WARN_ON before each lock: a wake
+ *                             of the wrong state is a no-op, on_cpu, and
+ *                             signal_pending_state() by state; must PASS
+ *   kcheck-signal             sleeps killably before each lock; under the
+ *                             signal injector asserts that the signal cut
+ *                             that sleep short and does not cut short an
+ *                             uninterruptible one; must PASS */
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
@@ -113,6 +121,41 @@ static void kbitlock_unlock(struct kbitlock *b)
 	clear_bit_unlock(3, &b->word);
 }
 
+static void wake_state_lock(struct kcheck *k)
+{
+	struct task_struct *me = current;
+
+	WARN_ON(!owner_on_cpu(me));
+	__set_current_state(TASK_UNINTERRUPTIBLE);
+	WARN_ON(wake_up_state(me, TASK_INTERRUPTIBLE) != 0);	/* wrong state: a no-op */
+	WARN_ON(READ_ONCE(me->__state) != TASK_UNINTERRUPTIBLE);
+	WARN_ON(wake_up_process(me) != 1);
+	WARN_ON(!task_is_running(me));
+	WARN_ON(wake_up_process(me) != 0);			/* running already */
+	WRITE_ONCE(me->sigpending, 1);
+	WARN_ON(signal_pending_state(TASK_UNINTERRUPTIBLE, me));
+	WARN_ON(!signal_pending_state(TASK_KILLABLE, me));
+	WARN_ON(!signal_pending_state(TASK_INTERRUPTIBLE, me));
+	rwstress_kernel_signal_handled();
+	WARN_ON(signal_pending(me));
+	raw_spin_lock(&k->outer);
+}
+
+static void signal_lock(struct kcheck *k)
+{
+	long left;
+
+	set_current_state(TASK_KILLABLE);
+	left = schedule_timeout(msecs_to_jiffies(20));
+	if (signal_pending(current)) {
+		WARN_ON(left == 0);	/* the signal cut the killable sleep short */
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		WARN_ON(schedule_timeout(1) != 0);	/* and leaves an uninterruptible one be */
+	}
+	__set_current_state(TASK_RUNNING);
+	raw_spin_lock(&k->outer);
+}
+
 RWSTRESS_KERNEL_MUTEX_OPS(sleep_ops, "kcheck-sleep-in-spin", struct kcheck, kcheck_init,
 			  sleep_in_spin_lock, kcheck_unlock, kcheck_trylock);
 RWSTRESS_KERNEL_MUTEX_OPS(lockdep_ops, "kcheck-lockdep", struct kcheck, kcheck_init,
@@ -125,5 +168,9 @@ RWSTRESS_KERNEL_MUTEX_OPS(clean_ops, "kcheck-clean", struct kcheck, kcheck_init,
 			  kcheck_unlock, kcheck_trylock);
 RWSTRESS_KERNEL_MUTEX_OPS(bitlock_ops, "kcheck-bitlock", struct kbitlock, kbitlock_init,
 			  kbitlock_lock, kbitlock_unlock, kbitlock_trylock);
+RWSTRESS_KERNEL_MUTEX_OPS(wake_state_ops, "kcheck-wake-state", struct kcheck, kcheck_init,
+			  wake_state_lock, kcheck_unlock, kcheck_trylock);
+RWSTRESS_KERNEL_MUTEX_OPS(signal_ops, "kcheck-signal", struct kcheck, kcheck_init, signal_lock,
+			  kcheck_unlock, NULL);
 RWSTRESS_KERNEL_PLUGIN(&sleep_ops, &lockdep_ops, &warn_on_ops, &wrong_owner_ops, &clean_ops,
-		       &bitlock_ops)
+		       &bitlock_ops, &wake_state_ops, &signal_ops)

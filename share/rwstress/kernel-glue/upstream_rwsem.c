@@ -1,14 +1,50 @@
 /* Glue for the upstream kernel/locking/rwsem.c, compiled unchanged against
- * the kernel-compat layer (scripts/kernel-upstream.sh, rwstress kernel): struct
- * rw_semaphore with down_read/down_write, their trylocks, the ups and
- * downgrade_write as an rwstress plugin. Built twice: with
+ * the kernel-compat layer (scripts/kernel-upstream.sh, rwstress kernel):
+ * struct rw_semaphore with down_read/down_write, their trylocks, the ups and
+ * downgrade_write as an rwstress plugin. Built twice by the script: with
  * CONFIG_RWSEM_SPIN_ON_OWNER (and osq_lock.c, as x86 distributions build
- * it), the lock is upstream-rwsem-spin; without, upstream-rwsem. */
+ * it), the lock is upstream-rwsem-spin; without, upstream-rwsem.
+ *
+ * One acquisition in four of each thread takes a killable or interruptible
+ * entry point (down_write_killable; down_read_killable and
+ * down_read_interruptible by turns): with the signal injector
+ * (signal@before-sleep) the wait bails out with -EINTR through the file's
+ * own out_nolock path, and the thread, having handled its signal, tries
+ * again. Any other return is a lock warning. */
 #include <linux/rwsem.h>
 
 #include "glue_name.h"
 
 static void rwsem_init(struct rw_semaphore *sem) { init_rwsem(sem); }
+
+static __thread unsigned glue_acquisitions;
+
+/* Retries a killable/interruptible acquisition until it succeeds. */
+#define GLUE_UNTIL_ACQUIRED(call)                                               \
+  do {                                                                          \
+    int ret;                                                                    \
+    while ((ret = (call)) != 0) {                                               \
+      if (ret != -EINTR) WARN(1, #call " returned %d, not 0 or -EINTR", ret);   \
+      rwstress_kernel_signal_handled();                                         \
+    }                                                                           \
+  } while (0)
+
+static void glue_down_write(struct rw_semaphore *sem) {
+  if (++glue_acquisitions % 4 == 0)
+    GLUE_UNTIL_ACQUIRED(down_write_killable(sem));
+  else
+    down_write(sem);
+}
+
+static void glue_down_read(struct rw_semaphore *sem) {
+  const unsigned n = ++glue_acquisitions;
+  if (n % 8 == 0)
+    GLUE_UNTIL_ACQUIRED(down_read_killable(sem));
+  else if (n % 8 == 4)
+    GLUE_UNTIL_ACQUIRED(down_read_interruptible(sem));
+  else
+    down_read(sem);
+}
 
 /* rwstress kernel names it k6.18-rwsem whatever the configuration (its
  * table shows the configuration); the script builds both at once. */
@@ -19,6 +55,6 @@ static void rwsem_init(struct rw_semaphore *sem) { init_rwsem(sem); }
 #endif
 
 RWSTRESS_KERNEL_RWSEM_OPS(upstream_rwsem, UPSTREAM_RWSEM_NAME, struct rw_semaphore, rwsem_init,
-                          down_read, up_read, down_write, up_write, down_read_trylock,
+                          glue_down_read, up_read, glue_down_write, up_write, down_read_trylock,
                           down_write_trylock, downgrade_write);
 RWSTRESS_KERNEL_PLUGIN(&upstream_rwsem)
