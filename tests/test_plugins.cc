@@ -209,9 +209,10 @@ BOOST_AUTO_TEST_CASE(kernel_layer_checks_fire_on_the_rule_broken_and_stay_quiet_
     BOOST_TEST(r.out.find(says) != std::string::npos, lock << ": " << r.out);
   }
   // kcheck-bitlock: a bit spinlock on the layer's bitops, with a delay;
-  // kcheck-wake-state: state-matched wake-ups, on_cpu, signal_pending_state.
-  ProcessResult clean = run_rwstress(p + " --lock kcheck-clean,kcheck-bitlock,kcheck-wake-state"
-                                         " --threads 4 --duration 300ms");
+  // kcheck-wake-state: state-matched wake-ups, on_cpu, signal_pending_state;
+  // kcheck-percpu: per-CPU sums over nr_cpu_ids, the run's slots.
+  ProcessResult clean = run_rwstress(p + " --lock kcheck-clean,kcheck-bitlock,kcheck-wake-state,"
+                                         "kcheck-percpu --threads 4 --duration 300ms");
   BOOST_TEST(clean.exit_code == 0, clean.out + clean.err);
   BOOST_TEST(clean.out.find("lock-warning") == std::string::npos, clean.out);
   // The signal injector wakes a killable sleep, and only a killable one,

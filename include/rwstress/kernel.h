@@ -14,7 +14,8 @@
  * - Atomics, READ_ONCE/WRITE_ONCE and barriers have the kernel's ordering
  *   (GCC __atomic builtins; fully ordered RMWs are seq_cst).
  * - A "CPU" is a thread slot (kernel_host.h): smp_processor_id() and per-CPU
- *   data belong to one thread, because nothing here disables preemption.
+ *   data belong to one thread, because nothing here disables preemption;
+ *   nr_cpu_ids and for_each_possible_cpu() cover the slots in use.
  * - Tasks sleep on futexes. set_current_state / check / schedule() has no
  *   lost wake-up: a wake_up_process() before schedule() makes it return.
  * - raw_spinlock_t is a test-and-set lock that records its owner, so that
@@ -162,7 +163,10 @@
 #define CONFIG_SMP 1
 #define CONFIG_NR_CPUS RWSTRESS_KERNEL_NR_CPUS
 #define NR_CPUS CONFIG_NR_CPUS
-#define nr_cpu_ids NR_CPUS
+/* nr_cpu_ids: the thread slots taken so far (kernel_host.h), so that a
+ * run of N threads has N possible CPUs; NR_CPUS stays the capacity of the
+ * per-CPU areas. */
+#define nr_cpu_ids ((unsigned int)__atomic_load_n(__rwsk_host()->cpus_in_use, __ATOMIC_ACQUIRE))
 #define HZ 1000
 #define NSEC_PER_USEC 1000L
 #define NSEC_PER_MSEC 1000000L
@@ -668,10 +672,11 @@ static inline void put_task_struct(struct task_struct *t) {
 #define get_cpu() smp_processor_id()
 #define put_cpu() ((void)0)
 #define num_online_cpus() ((unsigned int)sysconf(_SC_NPROCESSORS_ONLN))
-#define num_possible_cpus() NR_CPUS
-#define for_each_possible_cpu(cpu) for ((cpu) = 0; (cpu) < NR_CPUS; (cpu)++)
+#define num_possible_cpus() nr_cpu_ids
+#define for_each_possible_cpu(cpu) for ((cpu) = 0; (unsigned int)(cpu) < nr_cpu_ids; (cpu)++)
 #define for_each_online_cpu(cpu) for_each_possible_cpu(cpu)
-#define cpu_online(cpu) ((cpu) < NR_CPUS)
+#define cpu_online(cpu) ((unsigned int)(cpu) < nr_cpu_ids)
+#define cpu_possible(cpu) cpu_online(cpu)
 
 #define preempt_disable() barrier()
 #define preempt_enable() barrier()

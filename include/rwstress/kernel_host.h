@@ -14,8 +14,9 @@
 extern "C" {
 #endif
 
-/* 2: struct rwstress_kernel_task gained on_cpu and sigpending (a plugin
- * built for 1 reads a prefix of the task and keeps working). */
+/* 2: struct rwstress_kernel_task gained on_cpu and sigpending, and the host
+ * table cpus_in_use (a plugin built for 1 reads a prefix of each and keeps
+ * working). */
 #define RWSTRESS_KERNEL_HOST_ABI 2
 
 /* The "CPUs" of the layer are thread slots: each thread that calls into
@@ -62,6 +63,11 @@ struct rwstress_kernel_host {
     /* A WARN_ON, BUG_ON or failed lockdep assertion: becomes a lock-warning
      * violation (FAIL) of the run, naming file and line. */
     void (*warn)(const char *file, int line, const char *what);
+    /* ABI 2 */
+    /* The slots taken so far in this process (one more than the highest):
+     * the layer's nr_cpu_ids, so that per-CPU sums walk the CPUs a run of
+     * N threads has, not all RWSTRESS_KERNEL_NR_CPUS. Read atomically. */
+    const int *cpus_in_use;
 };
 
 #ifdef __cplusplus

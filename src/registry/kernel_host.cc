@@ -29,6 +29,10 @@ class CpuSlots {
     for (int cpu = 0; cpu < RWSTRESS_KERNEL_NR_CPUS; ++cpu)
       if (!used_[std::size_t(cpu)]) {
         used_[std::size_t(cpu)] = true;
+        // Before the thread can write per-CPU data in its slot (it learns
+        // the slot from this call): a sum that sees that data sees the slot.
+        if (cpu + 1 > __atomic_load_n(&in_use, __ATOMIC_RELAXED))
+          __atomic_store_n(&in_use, cpu + 1, __ATOMIC_RELEASE);
         return cpu;
       }
     std::fprintf(stderr, "rwstress: more than %d threads use the kernel-compat layer at once\n",
@@ -43,6 +47,9 @@ class CpuSlots {
  private:
   std::mutex mutex_;
   std::vector<bool> used_ = std::vector<bool>(RWSTRESS_KERNEL_NR_CPUS, false);
+
+ public:
+  int in_use = 0;  // one more than the highest slot ever taken: the layer's nr_cpu_ids
 };
 
 // Never destroyed: threads may still exit after main returns.
@@ -107,6 +114,7 @@ static_assert(int(RWSTRESS_KPOINT_MID_RELEASE) == int(HookPoint::kMidRelease));
 
 const rwstress_kernel_host kHost = {
     RWSTRESS_KERNEL_HOST_ABI, current_task, free_task, at, spurious_wake, warn,
+    &cpu_slots().in_use,
 };
 
 }  // namespace

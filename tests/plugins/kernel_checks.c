@@ -15,6 +15,10 @@
  *                             asserted with WARN_ON before each lock: a wake
  *                             of the wrong state is a no-op, on_cpu, and
  *                             signal_pending_state() by state; must PASS
+ *   kcheck-percpu             counts its acquisitions per CPU and checks under
+ *                             the lock that the sum over for_each_possible_cpu
+ *                             is the total, and that nr_cpu_ids is this run's
+ *                             slots, not the layer's capacity; must PASS
  *   kcheck-signal             sleeps killably before each lock; under the
  *                             signal injector asserts that the signal cut
  *                             that sleep short and does not cut short an
@@ -141,6 +145,26 @@ static void wake_state_lock(struct kcheck *k)
 	raw_spin_lock(&k->outer);
 }
 
+/* Acquisitions by CPU; all of them changed and summed under a kcheck's
+ * outer lock (one kcheck-percpu lock runs at a time). */
+static DEFINE_PER_CPU(unsigned long, kcheck_acquired);
+static unsigned long kcheck_total;
+
+static void percpu_lock(struct kcheck *k)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	raw_spin_lock(&k->outer);
+	WARN_ON((unsigned int)smp_processor_id() >= nr_cpu_ids);
+	WARN_ON(nr_cpu_ids > 64);	/* the run's threads, not RWSTRESS_KERNEL_NR_CPUS */
+	this_cpu_inc(kcheck_acquired);
+	kcheck_total++;
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(kcheck_acquired, cpu);
+	WARN_ON(sum != kcheck_total);
+}
+
 static void signal_lock(struct kcheck *k)
 {
 	long left;
@@ -170,7 +194,9 @@ RWSTRESS_KERNEL_MUTEX_OPS(bitlock_ops, "kcheck-bitlock", struct kbitlock, kbitlo
 			  kbitlock_lock, kbitlock_unlock, kbitlock_trylock);
 RWSTRESS_KERNEL_MUTEX_OPS(wake_state_ops, "kcheck-wake-state", struct kcheck, kcheck_init,
 			  wake_state_lock, kcheck_unlock, kcheck_trylock);
+RWSTRESS_KERNEL_MUTEX_OPS(percpu_ops, "kcheck-percpu", struct kcheck, kcheck_init, percpu_lock,
+			  kcheck_unlock, NULL);
 RWSTRESS_KERNEL_MUTEX_OPS(signal_ops, "kcheck-signal", struct kcheck, kcheck_init, signal_lock,
 			  kcheck_unlock, NULL);
 RWSTRESS_KERNEL_PLUGIN(&sleep_ops, &lockdep_ops, &warn_on_ops, &wrong_owner_ops, &clean_ops,
-		       &bitlock_ops, &wake_state_ops, &signal_ops)
+		       &bitlock_ops, &wake_state_ops, &percpu_ops, &signal_ops)
