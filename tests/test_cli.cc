@@ -552,7 +552,7 @@ BOOST_AUTO_TEST_CASE(validate_battery_specs_parse) {
       std::string err;
       BOOST_TEST(rwstress::parse_inject_spec(v.inject, &err).has_value(), v.inject << ": " << err);
     }
-    BOOST_TEST(injected == 9);
+    BOOST_TEST(injected == 10);
   }
 }
 

@@ -223,6 +223,19 @@ BOOST_AUTO_TEST_CASE(kernel_layer_checks_fire_on_the_rule_broken_and_stay_quiet_
   BOOST_TEST(signalled.out.find("signal@before-sleep:p=1 at before-sleep: fired") !=
                  std::string::npos, signalled.out);
   BOOST_TEST(signalled.out.find("lock-warning") == std::string::npos, signalled.out);
+  // need_resched() under the resched injector: a spinner that asks and
+  // spins on is a soft lockup, with where it spun; one that reschedules
+  // when told is not.
+  ProcessResult lockup = run_rwstress(p + " --lock kcheck-soft-lockup --threads 2 --duration 300ms"
+                                          " --inject resched:p=1");
+  BOOST_TEST(lockup.exit_code == 1, lockup.out + lockup.err);
+  BOOST_TEST(lockup.out.find("soft lockup: still spinning") != std::string::npos, lockup.out);
+  BOOST_TEST(lockup.out.find("kernel_checks.c:") != std::string::npos, lockup.out);
+  ProcessResult obeys = run_rwstress(p + " --lock kcheck-resched --threads 2 --duration 300ms"
+                                         " --inject resched:p=1");
+  BOOST_TEST(obeys.exit_code == 0, obeys.out + obeys.err);
+  BOOST_TEST(obeys.out.find("resched@need-resched:p=1 at need-resched: fired") != std::string::npos,
+             obeys.out);
 }
 
 BOOST_AUTO_TEST_CASE(validate_passes_the_kernel_style_examples) {

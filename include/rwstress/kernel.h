@@ -31,8 +31,11 @@
  * - Signals come from the signal injector (a fatal one, pending for a task
  *   as it goes to sleep): signal_pending_state() answers by state, and a
  *   killable or interruptible sleep wakes for it.
+ * - need_resched() is set by the host (a slice run while the CPU was
+ *   wanted, or the resched injector) until the task schedules; a task
+ *   spinning a second after it was told is a soft lockup (a lock warning).
  * - No interrupts, no preemption control: irq-save forms save nothing,
- *   preempt_disable() is a compiler barrier, need_resched() is 0.
+ *   preempt_disable() is a compiler barrier.
  * - Headers of several kernels at once (docs/plugins.md, "Which kernel the
  *   layer matches"): -DRWSTRESS_LINUX_VERSION_CODE picks where they differ.
  * - Injection points: set_current_state(sleeping) = after-enqueue,
@@ -331,8 +334,11 @@ static inline void __rwsk_warn(const char *file, int line, const char *what) {
  * 128th turn a sched_yield(), since a spinner here can outnumber the CPUs
  * and nothing stops the holder from being preempted. */
 static __thread unsigned __rwsk_spins __attribute__((__unused__));
-static inline void cpu_relax(void) {
+static inline void __rwsk_soft_lockup_check(const char *file, int line);  /* after the tasks */
+#define cpu_relax() __rwsk_cpu_relax(__FILE__, __LINE__)
+static inline void __rwsk_cpu_relax(const char *file, int line) {
   __rwsk_host()->at(RWSTRESS_KPOINT_SPIN);
+  __rwsk_soft_lockup_check(file, line);
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__)
@@ -714,7 +720,56 @@ static inline void put_task_struct(struct task_struct *t) {
     if (cond) might_sleep(); \
   } while (0)
 #define might_resched() ((void)0)
-#define cond_resched() 0
+/* Clocks and delays: CLOCK_MONOTONIC, and busy or sleeping waits. */
+static inline u64 __rwsk_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+/* need_resched(): TIF_NEED_RESCHED, set when the host says so (a resched
+ * injector, or a slice run while others wanted the CPU: kernel_host.h) and
+ * kept until the task schedules: schedule(), cond_resched(), yield(), or the
+ * end of the plugin operation (a return to user space). */
+static inline int __rwsk_need_resched(void) {
+  struct task_struct *t = current;
+  if (!t->need_resched) {
+    if (!__rwsk_host()->resched_check()) return 0;
+    t->need_resched = 1;
+  }
+  if (!t->resched_seen_ns) t->resched_seen_ns = __rwsk_now_ns();
+  return 1;
+}
+#define need_resched() __rwsk_need_resched()
+static inline void __rwsk_rescheduled(struct task_struct *t) {
+  t->need_resched = 0;
+  t->resched_seen_ns = 0;
+}
+static inline int __rwsk_cond_resched(void) {
+  if (!need_resched()) return 0;
+  __rwsk_rescheduled(current);
+  sched_yield();
+  return 1;
+}
+#define cond_resched() __rwsk_cond_resched()
+/* The soft-lockup watchdog, for spinners: a task still spinning a second
+ * after need_resched() told it to stop (it asked, and spun on) is what the
+ * kernel's watchdog reports. A spinner that never asks (a raw spin lock's
+ * waiter) is not judged here. Reported once a second of spinning, where
+ * it spins. */
+#define RWSTRESS_SOFT_LOCKUP_NS 1000000000ULL
+static inline void __rwsk_soft_lockup_check(const char *file, int line) {
+  struct task_struct *t = current;
+  if (likely(!t->resched_seen_ns)) return;
+  const u64 now = __rwsk_now_ns();
+  if (now - t->resched_seen_ns < RWSTRESS_SOFT_LOCKUP_NS) return;
+  char what[160];
+  snprintf(what, sizeof what,
+           "soft lockup: still spinning %llu ms after need_resched() said to stop",
+           (unsigned long long)((now - t->resched_seen_ns) / 1000000ULL));
+  t->resched_seen_ns = now;
+  __rwsk_warn(file, line, what);
+}
 /* Signals: the signal injector (signal@before-sleep) makes a fatal signal
  * pending for a task about to sleep, as SIGKILL would; a killable or
  * interruptible sleep wakes for it and the lock's bail-out path runs. The
@@ -731,6 +786,13 @@ static inline int __rwsk_signal_pending_state(unsigned int state, struct task_st
 #define signal_pending_state(state, p) __rwsk_signal_pending_state((unsigned int)(state), (p))
 static inline void rwstress_kernel_signal_handled(void) {
   __atomic_store_n(&current->sigpending, 0, __ATOMIC_RELAXED);
+}
+/* The end of a plugin operation, as a return to user space: a pending
+ * signal is handled and a pending reschedule taken. */
+static inline void __rwsk_return_to_user(void) {
+  struct task_struct *t = current;
+  rwstress_kernel_signal_handled();
+  if (t->need_resched) __rwsk_rescheduled(t);
 }
 
 /* Setting a sleeping state fires after-enqueue, just before the store: in
@@ -776,6 +838,7 @@ static inline void __rwsk_park(unsigned long deadline, const char *file, int lin
   const struct rwstress_kernel_host *h = __rwsk_host();
   if (unlikely(t->spin_depth)) __rwsk_warn(file, line, "schedule() with a spin lock held");
   h->at(RWSTRESS_KPOINT_BEFORE_SLEEP);
+  __rwsk_rescheduled(t);
   /* Off the CPU while parked: an optimistic spinner that watches this task
    * as a lock owner (owner_on_cpu) stops spinning and sleeps too. */
   __atomic_store_n(&t->on_cpu, 0, __ATOMIC_RELAXED);
@@ -824,8 +887,7 @@ static inline long __rwsk_schedule_timeout(long timeout, const char *file, int l
 #define schedule_timeout(t) __rwsk_schedule_timeout((t), __FILE__, __LINE__)
 #define schedule_timeout_uninterruptible(t) \
   (__set_current_state(TASK_UNINTERRUPTIBLE), schedule_timeout(t))
-#define yield() ((void)sched_yield())
-#define need_resched() 0
+#define yield() (__rwsk_rescheduled(current), (void)sched_yield())
 #define task_is_running(t) (READ_ONCE((t)->__state) == TASK_RUNNING)
 #define rt_task(t) 0
 #define rt_or_dl_task(t) 0
@@ -841,12 +903,6 @@ static inline bool owner_on_cpu(struct task_struct *owner) {
 #define rcu_read_lock() barrier()
 #define rcu_read_unlock() barrier()
 
-/* Clocks and delays: CLOCK_MONOTONIC, and busy or sleeping waits. */
-static inline u64 __rwsk_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
-}
 #define local_clock() __rwsk_now_ns()
 #define sched_clock() __rwsk_now_ns()
 #define ktime_get_ns() __rwsk_now_ns()
@@ -1438,7 +1494,7 @@ struct file;
 #define __RWSK_WRAP_VOID(ident, what, type, fn) \
   static void ident##_##what(void *l) {         \
     fn((type *)l);                              \
-    rwstress_kernel_signal_handled();           \
+    __rwsk_return_to_user();                    \
   }
 #define __RWSK_UNUSED __attribute__((__unused__))
 /* NULL (a void *) for an op left out, else the wrapper. */

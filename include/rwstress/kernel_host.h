@@ -14,9 +14,9 @@
 extern "C" {
 #endif
 
-/* 2: struct rwstress_kernel_task gained on_cpu and sigpending, and the host
- * table cpus_in_use (a plugin built for 1 reads a prefix of each and keeps
- * working). */
+/* 2: struct rwstress_kernel_task gained on_cpu, sigpending, need_resched and
+ * resched_seen_ns, and the host table cpus_in_use and resched_check (a
+ * plugin built for 1 reads a prefix of each and keeps working). */
 #define RWSTRESS_KERNEL_HOST_ABI 2
 
 /* The "CPUs" of the layer are thread slots: each thread that calls into
@@ -52,6 +52,8 @@ struct rwstress_kernel_task {
     /* ABI 2 */
     int on_cpu;              /* 1 unless parked in schedule(); rwstress starts it at 1 */
     int sigpending;          /* a fatal signal is pending (the signal injector sets it) */
+    int need_resched;        /* TIF_NEED_RESCHED: set by need_resched(), cleared by schedule() */
+    unsigned long long resched_seen_ns; /* when need_resched() first said so (soft-lockup check) */
 };
 
 struct rwstress_kernel_host {
@@ -68,6 +70,11 @@ struct rwstress_kernel_host {
      * the layer's nr_cpu_ids, so that per-CPU sums walk the CPUs a run of
      * N threads has, not all RWSTRESS_KERNEL_NR_CPUS. Read atomically. */
     const int *cpus_in_use;
+    /* 1 when the calling thread should reschedule: a resched injector fired
+     * at need-resched, or the thread has run a slice (3 ms) since it last
+     * slept and the host scheduler preempted it meanwhile (others wanted
+     * its CPU). The layer keeps the answer in task->need_resched. */
+    int (*resched_check)(void);
 };
 
 #ifdef __cplusplus

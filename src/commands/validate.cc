@@ -38,6 +38,9 @@ const Schedule kSchedules[] = {
     // A kernel-compat plugin's killable and interruptible waits bail out
     // (out_nolock paths); nothing for other locks.
     {"inject signal", "signal:p=0.05"},
+    // need_resched() says yes at a kernel-compat plugin's checks: its
+    // optimistic spinners stop and sleep; nothing for other locks.
+    {"inject resched", "resched:p=0.05"},
 };
 
 }  // namespace

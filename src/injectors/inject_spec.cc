@@ -62,6 +62,10 @@ constexpr KindInfo kKinds[] = {
      "interruptible wait wakes and bails out (-EINTR), an uninterruptible one keeps it pending; "
      "nothing for other locks",
      false, false, InjectPoint::kBeforeSleep, 0.05},
+    {InjectKind::kResched, "resched",
+     "need_resched() says yes at a kernel-compat plugin's check, as when the scheduler wants the "
+     "CPU: optimistic spinners stop and sleep; nothing for other locks",
+     false, false, InjectPoint::kNeedResched, 0.01},
 };
 
 const KindInfo& info(InjectKind k) { return kKinds[int(k)]; }
@@ -85,6 +89,8 @@ constexpr PointInfo kPoints[] = {
     {InjectPoint::kSpin, "spin", "lock: one turn of a busy-wait loop"},
     {InjectPoint::kMidRelease, "mid-release", "lock: between two steps of a release"},
     {InjectPoint::kFutexWait, "futex-wait", "the futex wrapper (spurious-wake only)"},
+    {InjectPoint::kNeedResched, "need-resched",
+     "kernel-compat layer: a need_resched() check (resched only)"},
 };
 
 // Splits at top-level commas (not inside parentheses).
@@ -342,6 +348,8 @@ struct SpecParser {
     for (InjectPoint p : spec.points)
       if (p == InjectPoint::kFutexWait)
         return bad("futex-wait is for spurious-wake only", inject_point_name(p));
+      else if (p == InjectPoint::kNeedResched)
+        return bad("need-resched is for resched only", inject_point_name(p));
     return true;
   }
 };

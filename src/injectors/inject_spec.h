@@ -35,11 +35,12 @@ enum class InjectKind : std::uint8_t {
   kCpuOffline,    // one CPU taken from every thread for a while
   kPriority,      // a thread's nice value raised for a while
   kSignal,        // a fatal signal for a kernel-layer task about to sleep
+  kResched,       // need_resched() says yes at a kernel-layer check
 };
-inline constexpr int kInjectKindCount = 11;
+inline constexpr int kInjectKindCount = 12;
 
 // Worker-loop points first, then the lock hook points in HookPoint order,
-// then the futex wrapper.
+// then the futex wrapper and the kernel layer's need_resched().
 enum class InjectPoint : std::uint8_t {
   kBeforeAcquire,
   kInCs,
@@ -53,8 +54,9 @@ enum class InjectPoint : std::uint8_t {
   kSpin,
   kMidRelease,
   kFutexWait,
+  kNeedResched,  // a kernel-compat plugin's need_resched() check (resched only)
 };
-inline constexpr int kInjectPointCount = 12;
+inline constexpr int kInjectPointCount = 13;
 inline constexpr int kFirstHookPoint = int(InjectPoint::kAfterEnqueue);
 
 constexpr InjectPoint inject_point_of(HookPoint p) {

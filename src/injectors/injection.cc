@@ -101,7 +101,8 @@ std::int64_t ThreadInjector::act(const InjectSpec& s, std::int64_t ns) {
 void ThreadInjector::at(InjectPoint p) {
   for (std::size_t i = 0; i < plan_.specs.size(); ++i) {
     const InjectSpec& s = plan_.specs[i];
-    if (is_global(s.kind) || s.kind == InjectKind::kSpuriousWake) continue;
+    if (is_global(s.kind) || s.kind == InjectKind::kSpuriousWake || s.kind == InjectKind::kResched)
+      continue;
     if (std::find(s.points.begin(), s.points.end(), p) == s.points.end()) continue;
     if (std::int64_t ns = decide(i, p)) {
       ++fired_[i][int(p)];
@@ -116,17 +117,25 @@ void ThreadInjector::at(InjectPoint p) {
       sleep_ns(50000);
 }
 
-bool ThreadInjector::spurious_futex_return() {
-  bool spurious = false;
+// The kinds that fire at one point of their own, decided where the point
+// is: spurious-wake at the futex wrapper, resched at need_resched().
+bool ThreadInjector::fires_at(InjectKind kind, InjectPoint p) {
+  bool fired = false;
   for (std::size_t i = 0; i < plan_.specs.size(); ++i) {
-    if (plan_.specs[i].kind != InjectKind::kSpuriousWake) continue;
-    if (decide(i, InjectPoint::kFutexWait)) {
-      ++fired_[i][int(InjectPoint::kFutexWait)];
-      spurious = true;
+    if (plan_.specs[i].kind != kind) continue;
+    if (decide(i, p)) {
+      ++fired_[i][int(p)];
+      fired = true;
     }
   }
-  return spurious;
+  return fired;
 }
+
+bool ThreadInjector::spurious_futex_return() {
+  return fires_at(InjectKind::kSpuriousWake, InjectPoint::kFutexWait);
+}
+
+bool ThreadInjector::resched_now() { return fires_at(InjectKind::kResched, InjectPoint::kNeedResched); }
 
 std::uint64_t schedule_digest(const InjectionPlan& plan, std::uint64_t run_seed, int threads) {
   std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over every decision

@@ -53,6 +53,7 @@ class ThreadInjector {
 
   void at(InjectPoint p);
   bool spurious_futex_return();
+  bool resched_now();  // a resched injector fired at this need_resched() check
 
   const InjectCounts& fired() const { return fired_; }
   const InjectCounts& visits() const { return visits_; }
@@ -67,6 +68,7 @@ class ThreadInjector {
   std::int64_t decide(std::size_t spec, InjectPoint p);
 
  private:
+  bool fires_at(InjectKind kind, InjectPoint p);
   // Carries out one firing; returns the ns it paused (0 if it did not).
   std::int64_t act(const InjectSpec& s, std::int64_t ns);
 
@@ -115,6 +117,7 @@ struct InjectHooks {
     if (tl_injector) tl_injector->at(inject_point_of(p));
   }
   static bool spurious_futex_return() { return tl_injector && tl_injector->spurious_futex_return(); }
+  static bool resched_now() { return tl_injector && tl_injector->resched_now(); }
 };
 
 // The global injectors' thread: runs from start() until stop().

@@ -4,8 +4,11 @@
 // the lock-warning channel.
 #include "registry/kernel_host.h"
 
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -88,11 +91,38 @@ rwstress_kernel_task* current_task() {
 // The plugin's put_task_struct dropped the last reference.
 void free_task(rwstress_kernel_task* task) { delete task; }
 
+// need_resched(): an injector asked, or the thread has run a slice since it
+// last slept (or was last told) and the host scheduler preempted it in that
+// slice, so others wanted its CPU. Cheap between slices: a clock read.
+constexpr std::int64_t kSliceNs = 3'000'000;
+thread_local std::int64_t tl_slice_start = 0;
+thread_local long tl_preempted = -1;  // ru_nivcsw at the slice's start
+
+std::int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+int resched_check() {
+  if (InjectHooks::resched_now()) return 1;
+  const std::int64_t now = now_ns();
+  if (tl_slice_start == 0) tl_slice_start = now;
+  if (now - tl_slice_start < kSliceNs) return 0;
+  rusage ru{};
+  getrusage(RUSAGE_THREAD, &ru);
+  const bool preempted = tl_preempted >= 0 && ru.ru_nivcsw > tl_preempted;
+  tl_preempted = ru.ru_nivcsw;
+  tl_slice_start = now;
+  return preempted ? 1 : 0;
+}
+
 // A signal injector that fired here makes a fatal signal pending for the
 // thread's task: signal_pending_state() sees it, and a killable or
 // interruptible sleep wakes for it (include/rwstress/kernel.h).
 void at(rwstress_kernel_point point) {
   InjectHooks::at(HookPoint(int(point)));
+  if (point == RWSTRESS_KPOINT_BEFORE_SLEEP) tl_slice_start = 0;  // a new slice after the sleep
   if (tl_signal_raised) {
     tl_signal_raised = false;
     __atomic_store_n(&current_task()->sigpending, 1, __ATOMIC_RELEASE);
@@ -100,6 +130,7 @@ void at(rwstress_kernel_point point) {
 }
 
 int spurious_wake() { return InjectHooks::spurious_futex_return() ? 1 : 0; }
+
 
 void warn(const char* file, int line, const char* what) {
   LockWarnings::instance().raise(tl_worker_index, fmt::format("{}:{}: {}", file, line, what));
@@ -114,7 +145,7 @@ static_assert(int(RWSTRESS_KPOINT_MID_RELEASE) == int(HookPoint::kMidRelease));
 
 const rwstress_kernel_host kHost = {
     RWSTRESS_KERNEL_HOST_ABI, current_task, free_task, at, spurious_wake, warn,
-    &cpu_slots().in_use,
+    &cpu_slots().in_use, resched_check,
 };
 
 }  // namespace

@@ -19,6 +19,11 @@
  *                             the lock that the sum over for_each_possible_cpu
  *                             is the total, and that nr_cpu_ids is this run's
  *                             slots, not the layer's capacity; must PASS
+ *   kcheck-soft-lockup        each thread's first lock spins 1.2 s asking
+ *                             need_resched() and ignoring it: under
+ *                             resched:p=1 the soft-lockup check fires
+ *   kcheck-resched            the same spin, taking cond_resched() when told:
+ *                             must PASS under resched:p=1
  *   kcheck-signal             sleeps killably before each lock; under the
  *                             signal injector asserts that the signal cut
  *                             that sleep short and does not cut short an
@@ -165,6 +170,36 @@ static void percpu_lock(struct kcheck *k)
 	WARN_ON(sum != kcheck_total);
 }
 
+static __thread int kcheck_spun;
+
+static void spin_a_while(bool obey)
+{
+	const u64 end = local_clock() + 1200 * NSEC_PER_MSEC;
+
+	/* Only a thread told to reschedule (a worker under resched:p=1; not
+	 * the harness's semantics probe, which times its waiters). */
+	if (kcheck_spun || !need_resched())
+		return;
+	kcheck_spun = 1;
+	while (local_clock() < end) {
+		if (need_resched() && obey)
+			cond_resched();
+		cpu_relax();
+	}
+}
+
+static void soft_lockup_lock(struct kcheck *k)
+{
+	spin_a_while(false);
+	raw_spin_lock(&k->outer);
+}
+
+static void resched_lock(struct kcheck *k)
+{
+	spin_a_while(true);
+	raw_spin_lock(&k->outer);
+}
+
 static void signal_lock(struct kcheck *k)
 {
 	long left;
@@ -196,7 +231,12 @@ RWSTRESS_KERNEL_MUTEX_OPS(wake_state_ops, "kcheck-wake-state", struct kcheck, kc
 			  wake_state_lock, kcheck_unlock, kcheck_trylock);
 RWSTRESS_KERNEL_MUTEX_OPS(percpu_ops, "kcheck-percpu", struct kcheck, kcheck_init, percpu_lock,
 			  kcheck_unlock, NULL);
+RWSTRESS_KERNEL_MUTEX_OPS(soft_lockup_ops, "kcheck-soft-lockup", struct kcheck, kcheck_init,
+			  soft_lockup_lock, kcheck_unlock, NULL);
+RWSTRESS_KERNEL_MUTEX_OPS(resched_ops, "kcheck-resched", struct kcheck, kcheck_init, resched_lock,
+			  kcheck_unlock, NULL);
 RWSTRESS_KERNEL_MUTEX_OPS(signal_ops, "kcheck-signal", struct kcheck, kcheck_init, signal_lock,
 			  kcheck_unlock, NULL);
 RWSTRESS_KERNEL_PLUGIN(&sleep_ops, &lockdep_ops, &warn_on_ops, &wrong_owner_ops, &clean_ops,
-		       &bitlock_ops, &wake_state_ops, &percpu_ops, &signal_ops)
+		       &bitlock_ops, &wake_state_ops, &percpu_ops, &soft_lockup_ops, &resched_ops,
+		       &signal_ops)
