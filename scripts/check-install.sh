@@ -66,7 +66,7 @@ RWSTRESS_VALIDATE_TIME=none RWSTRESS_KERNEL_SERIES="6.1 7.2" \
   RWSTRESS_KERNEL_CACHE=${RWSTRESS_KERNEL_CACHE:-$build/kernel-src} \
   "$src/scripts/kernel-upstream.sh" "$bin" $kcflags >"$prefix/kernel-upstream.log" 2>&1 || rc=$?
 case $rc in
-  0) echo "install ($kind): the kernel's semaphore.c, qrwlock.c, qspinlock.c and rwsem.c (6.1, 7.2) build against the installed layer and pass"
+  0) echo "install ($kind): the kernel's semaphore.c, qrwlock.c, qspinlock.c, rwsem.c and mutex.c (6.1, 7.2) build against the installed layer and pass"
      # rwstress kernel from the install: the layer and the glue beside the binary.
      tree=$(find "${RWSTRESS_KERNEL_CACHE:-$build/kernel-src}" -maxdepth 1 -type d -name 'linux-7.2*' | head -1)
      if ! "$bin" kernel --source "$tree" --files semaphore --time 2s --cache "$prefix/kc" \

@@ -8,7 +8,8 @@
 # kernel-compat layer, with the glue files in share/rwstress/kernel-glue/:
 #   semaphore.c; qrwlock.c with qspinlock.c;
 #   rwsem.c without optimistic spinning, and with CONFIG_RWSEM_SPIN_ON_OWNER
-#   and osq_lock.c (as x86 distributions build it).
+#   and osq_lock.c (as x86 distributions build it); mutex.c likewise, with
+#   and without CONFIG_MUTEX_SPIN_ON_OWNER.
 # Then runs them: a main run, then validate. A file that does not compile
 # is one line naming the tree, the file and the compiler's first error, and
 # the script fails. Nothing of the kernel is committed to this repository.
@@ -66,13 +67,19 @@ check_tree() {
   build "$tree" "$out/rwsem-spin.so" "rwsem.c + osq_lock.c (CONFIG_RWSEM_SPIN_ON_OWNER)" \
     "${v[@]}" -DCONFIG_RWSEM_SPIN_ON_OWNER=1 "$locking/rwsem.c" "$locking/osq_lock.c" \
     "$here/share/rwstress/kernel-glue/upstream_rwsem.c" || ok=0
+  build "$tree" "$out/mutex.so" mutex.c "${v[@]}" "$locking/mutex.c" \
+    "$here/share/rwstress/kernel-glue/upstream_mutex.c" || ok=0
+  build "$tree" "$out/mutex-spin.so" "mutex.c + osq_lock.c (CONFIG_MUTEX_SPIN_ON_OWNER)" \
+    "${v[@]}" -DCONFIG_MUTEX_SPIN_ON_OWNER=1 "$locking/mutex.c" "$locking/osq_lock.c" \
+    "$here/share/rwstress/kernel-glue/upstream_mutex.c" || ok=0
   if [ $ok = 0 ]; then
     failed=1
     return
   fi
   local plugins=(--plugin "$out/semaphore.so" --plugin "$out/qrwlock.so" --plugin "$out/rwsem.so"
-                 --plugin "$out/rwsem-spin.so")
+                 --plugin "$out/rwsem-spin.so" --plugin "$out/mutex.so" --plugin "$out/mutex-spin.so")
   local locks=upstream-semaphore,upstream-qrwlock,upstream-qspinlock,upstream-rwsem,upstream-rwsem-spin
+  locks+=,upstream-mutex,upstream-mutex-spin
   if ! "$bin" "${plugins[@]}" --lock "$locks" --readers 4 --writers 2 --duration 1s; then
     echo "kernel-upstream: $name: the main run did not pass"
     failed=1
@@ -84,7 +91,7 @@ check_tree() {
     failed=1
     return
   fi
-  echo "kernel-upstream: $name: semaphore.c, qrwlock.c, qspinlock.c and rwsem.c (spinning on and off) compiled unchanged and passed"
+  echo "kernel-upstream: $name: semaphore.c, qrwlock.c, qspinlock.c, rwsem.c and mutex.c (spinning on and off) compiled unchanged and passed"
 }
 
 # rwstress kernel on TREE, end to end: a verdict from the tree; the same
@@ -116,6 +123,11 @@ check_command() {
   sed 's/^\tif (!(\*cntp & RWSEM_READ_FAILED_MASK)) {$/\tif (1) {/' "$tree/kernel/locking/rwsem.c" \
     >"$out/pt/b/kernel/locking/rwsem.c"
   (cd "$out/pt" && diff -u a/kernel/locking/rwsem.c b/kernel/locking/rwsem.c >"$out/bug.patch") || true
+  if [ ! -s "$out/bug.patch" ]; then
+    echo "kernel-upstream: $(basename "$tree"): rwsem_read_trylock has a new shape; the check cannot plant its bug"
+    failed=1
+    return
+  fi
   expect 1 "a reader-admission bug put back" --source "$tree" --patch "$out/bug.patch" || return
   sed 's/^\tif (!(\*cntp & RWSEM_READ_FAILED_MASK)) {$/\tif (no_such_identifier) {/' \
     "$tree/kernel/locking/rwsem.c" >"$out/pt/b/kernel/locking/rwsem.c"
@@ -125,10 +137,15 @@ check_command() {
   # the waiter) shows only when a signal interrupts a killable wait.
   mkdir -p "$out/ps/a/kernel/locking" "$out/ps/b/kernel/locking"
   cp "$tree/kernel/locking/semaphore.c" "$out/ps/a/kernel/locking/"
-  awk '/^ interrupted:/ { print; getline; if ($0 ~ /list_del/) next } { print }' \
+  awk '/^ interrupted:/ { print; getline; if ($0 ~ /list_del|sem_del_waiter/) next } { print }' \
     "$tree/kernel/locking/semaphore.c" >"$out/ps/b/kernel/locking/semaphore.c"
   (cd "$out/ps" && diff -u a/kernel/locking/semaphore.c b/kernel/locking/semaphore.c \
      >"$out/sem.patch") || true
+  if [ ! -s "$out/sem.patch" ]; then
+    echo "kernel-upstream: $(basename "$tree"): semaphore.c's interrupted: path has a new shape; the check cannot plant its bug"
+    failed=1
+    return
+  fi
   rc=0
   "$bin" kernel --files semaphore --time 6s --cache "$kc" --source "$tree" --patch "$out/sem.patch" \
     >"$out/kernel.out" 2>&1 || rc=$?

@@ -10,7 +10,8 @@
  * headers that include this one. Nothing to link: the layer is inline code
  * plus what rwstress lends the plugin when it loads it (kernel_host.h).
  *
- * What is real here, and how it differs from the kernel:
+ * What is real here, and how it differs from the kernel (the kernel's own
+ * semaphore.c, qrwlock.c, qspinlock.c, osq_lock.c, rwsem.c and mutex.c build on it):
  * - Atomics, READ_ONCE/WRITE_ONCE and barriers have the kernel's ordering
  *   (GCC __atomic builtins; fully ordered RMWs are seq_cst).
  * - A "CPU" is a thread slot (kernel_host.h): smp_processor_id() and per-CPU
@@ -141,6 +142,8 @@
 #define __cacheline_aligned_in_smp ____cacheline_aligned
 
 #define EXPORT_SYMBOL(sym) extern __typeof__(sym) sym
+#define EXPORT_TRACEPOINT_SYMBOL_GPL(name) extern int __rwsk_tracepoint_##name __attribute__((__unused__))
+#define EXPORT_TRACEPOINT_SYMBOL(name) EXPORT_TRACEPOINT_SYMBOL_GPL(name)
 #define _RET_IP_ ((unsigned long)__builtin_return_address(0))
 #define _THIS_IP_ ({ __label__ __here; __here: (unsigned long)&&__here; })
 #define EXPORT_SYMBOL_GPL(sym) EXPORT_SYMBOL(sym)
@@ -977,6 +980,13 @@ static inline void wake_up_q(struct wake_q_head *head) {
   }
 }
 
+/* io_schedule() bookkeeping (iowait accounting): nothing to account. */
+#define io_schedule_prepare() 0
+#define io_schedule_finish(token) ((void)(token))
+/* Proxy execution (CONFIG_SCHED_PROXY_EXEC) is off, as in a kernel built
+ * without it: mutex.c keeps blocked_on (and its WARNs) but never donates. */
+#define sched_proxy_exec() false
+
 /* ---- Lists ------------------------------------------------------------------ */
 
 struct list_head {
@@ -1038,6 +1048,7 @@ static inline int list_is_last(const struct list_head *e, const struct list_head
     __rwsk_n != __rwsk_h ? list_entry(__rwsk_n, type, member) : NULL;     \
   })
 #define list_next_entry(pos, member) list_entry((pos)->member.next, __typeof__(*(pos)), member)
+#define list_prev_entry(pos, member) list_entry((pos)->member.prev, __typeof__(*(pos)), member)
 #define list_entry_is_head(pos, head, member) (&(pos)->member == (head))
 #define list_for_each(pos, head) for (pos = (head)->next; pos != (head); pos = pos->next)
 #define list_for_each_entry(pos, head, member)                                  \
@@ -1051,10 +1062,7 @@ static inline int list_is_last(const struct list_head *e, const struct list_head
 /* ---- Spin locks -------------------------------------------------------- */
 
 /* raw_spinlock_t: test-and-set, owner recorded (the checks above use it). */
-typedef struct raw_spinlock {
-  int locked;
-  struct task_struct *owner;
-} raw_spinlock_t;
+typedef struct raw_spinlock raw_spinlock_t; /* kernel_host.h: { locked, owner } */
 #define __RAW_SPIN_LOCK_UNLOCKED(name) { 0, NULL }
 #define __RAW_SPIN_LOCK_INITIALIZER(name) __RAW_SPIN_LOCK_UNLOCKED(name)
 #define DEFINE_RAW_SPINLOCK(name) raw_spinlock_t name = __RAW_SPIN_LOCK_UNLOCKED(name)
@@ -1178,6 +1186,12 @@ static inline int __rwsk_raw_held(const raw_spinlock_t *l) { return READ_ONCE(l-
 #define LD_WAIT_CONFIG LD_WAIT_SPIN
 #define LD_WAIT_SLEEP 3
 #define lockdep_is_held(l) __rwsk_held(l)
+#define lockdep_assert_held_once(l) lockdep_assert_held(l)
+#define lockdep_assert_none_held_once() ((void)0)
+#define SINGLE_DEPTH_NESTING 1
+#define raw_spin_lock_nested(l, subclass) raw_spin_lock(l)
+#define raw_spin_lock_irqsave_nested(l, flags, subclass) raw_spin_lock_irqsave(l, flags)
+#define spin_lock_nested(l, subclass) spin_lock(l)
 #define lockdep_recursing(tsk) 0
 #define lockdep_pin_lock(l) ((void)0)
 #define lockdep_unpin_lock(l, c) ((void)0)
@@ -1212,6 +1226,23 @@ DEFINE_LOCK_GUARD_0(preempt_notrace, preempt_disable(), preempt_enable())
 DEFINE_LOCK_GUARD_0(migrate, migrate_disable(), migrate_enable())
 DEFINE_LOCK_GUARD_0(irq, local_irq_disable(), local_irq_enable())
 DEFINE_LOCK_GUARD_0(rcu, rcu_read_lock(), rcu_read_unlock())
+
+/* 6.14+: drop a raw spin lock, then do the wake-ups collected under it. */
+static inline void raw_spin_unlock_irqrestore_wake(raw_spinlock_t *lock, unsigned long flags,
+                                                   struct wake_q_head *wake_q) {
+  raw_spin_unlock_irqrestore(lock, flags);
+  if (wake_q) {
+    wake_up_q(wake_q);
+    wake_q_init(wake_q);
+  }
+}
+static inline void raw_spin_unlock_irq_wake(raw_spinlock_t *lock, struct wake_q_head *wake_q) {
+  raw_spin_unlock_irq(lock);
+  if (wake_q) {
+    wake_up_q(wake_q);
+    wake_q_init(wake_q);
+  }
+}
 
 /* ---- Per-CPU data --------------------------------------------------------- */
 

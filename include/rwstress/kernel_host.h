@@ -14,8 +14,8 @@
 extern "C" {
 #endif
 
-/* 2: struct rwstress_kernel_task gained on_cpu, sigpending, need_resched and
- * resched_seen_ns, and the host table cpus_in_use and resched_check (a
+/* 2: struct rwstress_kernel_task gained on_cpu, sigpending, need_resched,
+ * resched_seen_ns, blocked_on, blocked_lock and blocked_donor, and the host table cpus_in_use and resched_check (a
  * plugin built for 1 reads a prefix of each and keeps working). */
 #define RWSTRESS_KERNEL_HOST_ABI 2
 
@@ -39,6 +39,16 @@ struct rwstress_kernel_wake_q_node {
     struct rwstress_kernel_wake_q_node *next;
 };
 
+struct rwstress_kernel_task;
+struct mutex;
+
+/* The layer's raw_spinlock_t (a test-and-set lock that records its owner),
+ * here because a task holds one (blocked_lock). */
+struct raw_spinlock {
+    int locked;
+    struct rwstress_kernel_task *owner;
+};
+
 /* One thread as the layer sees it. rwstress owns it: it is made on the
  * thread's first call to current, and freed when the thread has exited and
  * the last get_task_struct reference is put. */
@@ -54,6 +64,11 @@ struct rwstress_kernel_task {
     int sigpending;          /* a fatal signal is pending (the signal injector sets it) */
     int need_resched;        /* TIF_NEED_RESCHED: set by need_resched(), cleared by schedule() */
     unsigned long long resched_seen_ns; /* when need_resched() first said so (soft-lockup check) */
+    /* Proxy execution's fields (mutex.c from 6.18 on): the mutex the task
+     * is blocked on, the lock that serialises it (7.x), the donor (7.x). */
+    struct mutex *blocked_on;
+    struct raw_spinlock blocked_lock;
+    struct rwstress_kernel_task *blocked_donor;
 };
 
 struct rwstress_kernel_host {

@@ -460,9 +460,10 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                      "FILE: a patch to kernel/locking/, applied with patch -p1; repeatable, in order")
       ->take_all();
   kernel->add_option("--files", raw.kernel_files,
-                     "rwsem,semaphore,qrwlock: the files to build (default: all of them)");
+                     "rwsem,mutex,semaphore,qrwlock: the files to build (default: all of them)");
   kernel->add_option("--config", raw.kernel_config,
-                     "RWSEM_SPIN_ON_OWNER=y|n,...: the CONFIG_ options the files are built with");
+                     "RWSEM_SPIN_ON_OWNER=y|n,MUTEX_SPIN_ON_OWNER=y|n: the CONFIG_ options the "
+                     "files are built with");
   kernel->add_option("--time", raw.kernel_time, "validate's budget per lock (default 1m)");
   kernel->add_option("--cache", cfg.kernel.cache_dir,
                      "DIR: sources and built plugins (default $XDG_CACHE_HOME/rwstress/kernel)");
@@ -732,7 +733,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     for (std::string f; std::getline(files, f, ',');)
       if (!f.empty()) k.files.push_back(f);
     if (raw.kernel->count("--files") > 0 && k.files.empty())
-      return usage_error("kernel --files: name at least one of rwsem, semaphore, qrwlock");
+      return usage_error("kernel --files: name at least one of rwsem, mutex, semaphore, qrwlock");
     std::string error = check_kernel_files(k.files);
     if (error.empty() && !raw.kernel_config.empty())
       error = parse_kernel_config(raw.kernel_config, &k.config);

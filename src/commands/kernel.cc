@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 const std::vector<KernelFileGroup>& kernel_file_groups() {
   static const std::vector<KernelFileGroup> groups = {
       {"rwsem", {"rwsem.c"}, "upstream_rwsem.c", {"rwsem"}, "the rw_semaphore (rwsem.c)"},
+      {"mutex", {"mutex.c"}, "upstream_mutex.c", {"mutex"}, "the mutex (mutex.c)"},
       {"semaphore", {"semaphore.c"}, "upstream_semaphore.c", {"semaphore"},
        "the counting semaphore (semaphore.c)"},
       {"qrwlock", {"qrwlock.c", "qspinlock.c"}, "upstream_qrwlock.c", {"qrwlock", "qspinlock"},
@@ -35,6 +36,8 @@ const std::vector<KernelConfigKey>& kernel_config_keys() {
   static const std::vector<KernelConfigKey> keys = {
       {"RWSEM_SPIN_ON_OWNER", true,
        "rwsem.c spins on a running owner (with osq_lock.c), as x86 distributions build it"},
+      {"MUTEX_SPIN_ON_OWNER", true,
+       "mutex.c spins on a running owner (with osq_lock.c), as x86 distributions build it"},
   };
   return keys;
 }
@@ -344,11 +347,12 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
         fmt::format("-DRWSTRESS_LINUX_VERSION_CODE={}", version.code()),
         fmt::format("-DRWSTRESS_KERNEL_NAME_PREFIX=\"{}\"", version.prefix())};
     std::string config_text = "-";
-    if (name == "rwsem") {
-      const bool spin = on("RWSEM_SPIN_ON_OWNER");
-      config_text = fmt::format("RWSEM_SPIN_ON_OWNER={}", spin ? "y" : "n");
+    if (name == "rwsem" || name == "mutex") {
+      const std::string key = name == "rwsem" ? "RWSEM_SPIN_ON_OWNER" : "MUTEX_SPIN_ON_OWNER";
+      const bool spin = on(key.c_str());
+      config_text = fmt::format("{}={}", key, spin ? "y" : "n");
       if (spin) {
-        flags.push_back("-DCONFIG_RWSEM_SPIN_ON_OWNER=1");
+        flags.push_back(fmt::format("-DCONFIG_{}=1", key));
         sources.push_back((locking / "osq_lock.c").string());
       }
     }

@@ -37,7 +37,7 @@ const Schedule kSchedules[] = {
     {"inject stutter", "stutter:every=200ms,for=20ms"},
     // A kernel-compat plugin's killable and interruptible waits bail out
     // (out_nolock paths); nothing for other locks.
-    {"inject signal", "signal:p=0.05"},
+    {"inject signal", "signal:p=0.25"},
     // need_resched() says yes at a kernel-compat plugin's checks: its
     // optimistic spinners stop and sleep; nothing for other locks.
     {"inject resched", "resched:p=0.05"},

@@ -88,7 +88,7 @@ struct RunConfig {
     std::string source;                 // --source DIR: a kernel tree
     std::string version;                // --version 6.18 or 6.18.15: fetched from Debian
     std::vector<std::string> patches;   // --patch FILE, applied in order with patch -p1
-    std::vector<std::string> files;     // --files: rwsem, semaphore, qrwlock
+    std::vector<std::string> files;     // --files: rwsem, mutex, semaphore, qrwlock
     std::vector<std::pair<std::string, bool>> config;  // --config RWSEM_SPIN_ON_OWNER=y,...
     std::chrono::nanoseconds time = std::chrono::minutes(1);  // --time: validate's per lock
     std::string cache_dir;              // --cache DIR; "" = $XDG_CACHE_HOME/rwstress/kernel

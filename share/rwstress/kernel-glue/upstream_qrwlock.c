@@ -3,7 +3,7 @@
  * the queued rwlock, and the queued spinlock under it as a mutex. */
 #include <linux/spinlock.h>
 
-#include "glue_name.h"
+#include "glue.h"
 
 static void qrwlock_init(struct qrwlock *lock) { *lock = (struct qrwlock)__ARCH_RW_LOCK_UNLOCKED; }
 static void qspinlock_init(struct qspinlock *lock) {

@@ -13,21 +13,11 @@
  * again. Any other return is a lock warning. */
 #include <linux/rwsem.h>
 
-#include "glue_name.h"
+#include "glue.h"
 
 static void rwsem_init(struct rw_semaphore *sem) { init_rwsem(sem); }
 
 static __thread unsigned glue_acquisitions;
-
-/* Retries a killable/interruptible acquisition until it succeeds. */
-#define GLUE_UNTIL_ACQUIRED(call)                                               \
-  do {                                                                          \
-    int ret;                                                                    \
-    while ((ret = (call)) != 0) {                                               \
-      if (ret != -EINTR) WARN(1, #call " returned %d, not 0 or -EINTR", ret);   \
-      rwstress_kernel_signal_handled();                                         \
-    }                                                                           \
-  } while (0)
 
 static void glue_down_write(struct rw_semaphore *sem) {
   if (++glue_acquisitions % 4 == 0)

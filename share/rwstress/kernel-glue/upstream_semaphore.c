@@ -7,21 +7,18 @@
  * having handled its signal, tries again. */
 #include <linux/semaphore.h>
 
-#include "glue_name.h"
+#include "glue.h"
 
 static __thread unsigned glue_downs;
 
 static void glue_down(struct semaphore *sem) {
   const unsigned n = ++glue_downs;
-  int ret;
-  if (n % 4 != 0) {
+  if (n % 8 == 0)
+    GLUE_UNTIL_ACQUIRED(down_killable(sem));
+  else if (n % 8 == 4)
+    GLUE_UNTIL_ACQUIRED(down_interruptible(sem));
+  else
     down(sem);
-    return;
-  }
-  while ((ret = n % 8 == 0 ? down_killable(sem) : down_interruptible(sem)) != 0) {
-    if (ret != -EINTR) WARN(1, "down_killable/interruptible returned %d, not 0 or -EINTR", ret);
-    rwstress_kernel_signal_handled();
-  }
 }
 
 RWSTRESS_KERNEL_SEMAPHORE_OPS(upstream_semaphore, GLUE_NAME("semaphore"), struct semaphore,

@@ -1,0 +1,44 @@
+/* What the glue files share.
+ *
+ * Lock names: "upstream-NAME" (scripts/kernel-upstream.sh), or PREFIX "-NAME"
+ * when built with -DRWSTRESS_KERNEL_NAME_PREFIX='"k6.18"' (rwstress kernel
+ * names each lock by its kernel: k6.18-rwsem). */
+#ifndef RWSTRESS_KERNEL_GLUE_H
+#define RWSTRESS_KERNEL_GLUE_H
+#ifdef RWSTRESS_KERNEL_NAME_PREFIX
+#define GLUE_NAME(name) RWSTRESS_KERNEL_NAME_PREFIX "-" name
+#else
+#define GLUE_NAME(name) "upstream-" name
+#endif
+
+/* What a killed task leaves behind: its kernel stack is reused. The frames
+ * the bail-out path returned from (a waiter on the stack that a broken path
+ * left linked, say) are overwritten with the slab poison byte, as the next
+ * use of that stack would, instead of being found intact by the retry that
+ * reuses the same addresses. */
+static __attribute__((__noinline__, __unused__)) void glue_scribble_stack(void) {
+  volatile char frame[8192];
+  memset((char *)frame, 0x6b, sizeof frame);
+  __asm__ __volatile__("" : : "r"(frame) : "memory");
+}
+
+/* A killable or interruptible acquisition, retried until it succeeds: a
+ * signal (the signal injector) makes it bail out with -EINTR, and the
+ * thread handles the signal, leaves its stack as a killed task would and
+ * tries again from deeper down the stack (up to 16 times 512 bytes), so
+ * that the retry's own on-stack waiter does not land where the dead one
+ * was and hide it. Any other return is a lock warning. */
+#define GLUE_UNTIL_ACQUIRED(call)                                               \
+  do {                                                                          \
+    int ret, deeper = 0;                                                        \
+    while ((ret = (call)) != 0) {                                               \
+      if (ret != -EINTR) WARN(1, #call " returned %d, not 0 or -EINTR", ret);   \
+      rwstress_kernel_signal_handled();                                         \
+      glue_scribble_stack();                                                    \
+      if (deeper++ < 16) {                                                      \
+        volatile char *pad = (volatile char *)__builtin_alloca(512);            \
+        pad[0] = 0;                                                             \
+      }                                                                         \
+    }                                                                           \
+  } while (0)
+#endif

@@ -1,0 +1,39 @@
+/* Glue for the upstream kernel/locking/mutex.c, compiled unchanged against
+ * the kernel-compat layer (scripts/kernel-upstream.sh, rwstress kernel):
+ * struct mutex with mutex_lock, mutex_trylock and mutex_unlock as an
+ * rwstress plugin. Built twice by the script: with
+ * CONFIG_MUTEX_SPIN_ON_OWNER (and osq_lock.c, as x86 distributions build
+ * it), the lock is upstream-mutex-spin; without, upstream-mutex.
+ *
+ * One acquisition in four of each thread is mutex_lock_killable or
+ * mutex_lock_interruptible by turns: with the signal injector
+ * (signal@before-sleep) the wait bails out with -EINTR through the file's
+ * own error path, and the thread, having handled its signal, tries again.
+ * mutex.c's ww_mutex entry points are compiled, not exercised. */
+#include <linux/mutex.h>
+
+#include "glue.h"
+
+static void glue_mutex_init(struct mutex *lock) { mutex_init(lock); }
+
+static __thread unsigned glue_acquisitions;
+
+static void glue_mutex_lock(struct mutex *lock) {
+  const unsigned n = ++glue_acquisitions;
+  if (n % 8 == 0)
+    GLUE_UNTIL_ACQUIRED(mutex_lock_killable(lock));
+  else if (n % 8 == 4)
+    GLUE_UNTIL_ACQUIRED(mutex_lock_interruptible(lock));
+  else
+    mutex_lock(lock);
+}
+
+#if defined(CONFIG_MUTEX_SPIN_ON_OWNER) && !defined(RWSTRESS_KERNEL_NAME_PREFIX)
+#define UPSTREAM_MUTEX_NAME GLUE_NAME("mutex-spin")
+#else
+#define UPSTREAM_MUTEX_NAME GLUE_NAME("mutex")
+#endif
+
+RWSTRESS_KERNEL_MUTEX_OPS(upstream_mutex, UPSTREAM_MUTEX_NAME, struct mutex, glue_mutex_init,
+                          glue_mutex_lock, mutex_unlock, mutex_trylock);
+RWSTRESS_KERNEL_PLUGIN(&upstream_mutex)
