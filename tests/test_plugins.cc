@@ -128,7 +128,7 @@ BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
 BOOST_AUTO_TEST_CASE(validate_passes_correct_locks_and_catches_broken_ones) {
   ProcessResult ok = run_rwstress("validate --lock xadd --time 5s");
   BOOST_TEST(ok.exit_code == 0, ok.out + ok.err);
-  BOOST_TEST(ok.out.find("validate xadd: all 28 scenarios PASS") != std::string::npos, ok.out);
+  BOOST_TEST(ok.out.find("validate xadd: all 30 scenarios PASS") != std::string::npos, ok.out);
   for (const char* row : {"inject before-sleep", "trylock+downgrade heavy", "1 CPU", "scatter placement"})
     BOOST_TEST(ok.out.find(row) != std::string::npos, row);
 
