@@ -236,6 +236,13 @@ __attribute__((__weak__, __visibility__("hidden"))) const struct rwstress_kernel
 
 __attribute__((__weak__, __visibility__("default"))) void rwstress_kernel_attach_v1(
     const struct rwstress_kernel_host *host) {
+  if (host->abi < RWSTRESS_KERNEL_HOST_ABI) {
+    fprintf(stderr,
+            "rwstress kernel layer: this plugin was built for kernel host ABI %d and this "
+            "rwstress lends %u: rebuild it against this rwstress's headers\n",
+            RWSTRESS_KERNEL_HOST_ABI, host->abi);
+    _exit(2);
+  }
   rwstress_kernel_host_ = host;
 }
 

@@ -15,8 +15,10 @@ extern "C" {
 #endif
 
 /* 2: struct rwstress_kernel_task gained on_cpu, sigpending, need_resched,
- * resched_seen_ns, blocked_on, blocked_lock and blocked_donor, and the host table cpus_in_use and resched_check (a
- * plugin built for 1 reads a prefix of each and keeps working). */
+ * resched_seen_ns, blocked_on, blocked_lock and blocked_donor, and the host
+ * table cpus_in_use and resched_check. A plugin built for 1 reads a prefix
+ * of each and keeps working; one built for 2 refuses an older host when it
+ * is loaded: it says why in one line, and rwstress refuses the plugin. */
 #define RWSTRESS_KERNEL_HOST_ABI 2
 
 /* The "CPUs" of the layer are thread slots: each thread that calls into
