@@ -452,7 +452,7 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                 "kernel-compat layer and validated");
   kernel->footer("One of --source and --version. The table names each lock by its kernel "
                  "(k6.18-rwsem) and the plugin that holds it; the exit code is the worst verdict, "
-                 "125 when a file does not compile against the layer (docs/kernel.md).");
+                 "125 when a file does not compile against the layer (docs/plugins.md).");
   kernel->add_option("--source", cfg.kernel.source, "DIR: a kernel tree (kernel/locking/ and Makefile)");
   kernel->add_option("--version", cfg.kernel.version,
                      "6.18 or 6.18.15: fetch Debian's linux source of that version (cached)");

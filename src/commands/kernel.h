@@ -4,7 +4,7 @@
 // patches (--patch, patch -p1), builds each selected file into a plugin on
 // the kernel-compat layer (cached by the files' content, the layer's and
 // the flags), runs validate on each of its locks, prints one table and
-// exits with the worst verdict (docs/kernel.md).
+// exits with the worst verdict (docs/plugins.md).
 #pragma once
 
 #include <string>

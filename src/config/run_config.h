@@ -83,7 +83,7 @@ struct RunConfig {
     std::uint64_t trial_cpu = 0;           // --trial-cpu: RLIMIT_CPU seconds; 0: none
     std::vector<std::string> argv;         // the campaign's own command line (for --resume)
   } fuzz;
-  // rwstress kernel (src/commands/kernel.h, docs/kernel.md).
+  // rwstress kernel (src/commands/kernel.h, docs/plugins.md).
   struct Kernel {
     std::string source;                 // --source DIR: a kernel tree
     std::string version;                // --version 6.18 or 6.18.15: fetched from Debian
