@@ -202,21 +202,23 @@ bool read_tree_version(const std::string& tree, TreeVersion* v) {
 
 struct Row {
   std::string lock, files, config, verdict, plugin, note;
-  int rank = 0;  // PASS 0 < BUILD < STARVED < HANG < CRASH < FAIL < ERROR
+  int rank = 0;  // PASS 0 < BUILD 1 < each verdict in the model's order of severity < ERROR
   int code = 0;
 };
 
-// validate's exit code as a row's verdict and rank.
+// validate's exit code as a row's verdict and rank: the verdict whose exit
+// code it is (model/run_result.h), or ERROR for anything else.
 void judge(int rc, Row* row) {
   row->code = rc;
-  switch (rc) {
-    case 0: row->verdict = "PASS", row->rank = 0; break;
-    case 5: row->verdict = verdict_name(Verdict::kStarved), row->rank = 2; break;
-    case 3: row->verdict = verdict_name(Verdict::kHang), row->rank = 3; break;
-    case 4: row->verdict = verdict_name(Verdict::kCrash), row->rank = 4; break;
-    case 1: row->verdict = verdict_name(Verdict::kFail), row->rank = 5; break;
-    default: row->verdict = "ERROR", row->rank = 6, row->note = fmt::format("validate exited {}", rc);
-  }
+  for (int v = 0; v < kVerdictCount; ++v)
+    if (Verdict(v) != Verdict::kInterrupted && exit_code_of(Verdict(v)) == rc) {
+      row->verdict = verdict_name(Verdict(v));
+      row->rank = Verdict(v) == Verdict::kPass ? 0 : 2 + v;
+      return;
+    }
+  row->verdict = "ERROR";
+  row->rank = 2 + kVerdictCount;
+  row->note = fmt::format("validate exited {}", rc);
 }
 
 }  // namespace

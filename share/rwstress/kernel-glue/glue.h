@@ -41,4 +41,19 @@ static __attribute__((__noinline__, __unused__)) void glue_scribble_stack(void) 
       }                                                                         \
     }                                                                           \
   } while (0)
+
+/* One acquisition in four of each thread takes a killable or interruptible
+ * entry point, by turns (the killable one twice where there is no
+ * interruptible one): GLUE_ACQUIRE(plain, killable, interruptible). */
+static __thread unsigned glue_acquisitions __attribute__((__unused__));
+#define GLUE_ACQUIRE(plain, killable, interruptible)                            \
+  do {                                                                          \
+    const unsigned glue_n = ++glue_acquisitions;                                \
+    if (glue_n % 8 == 0)                                                        \
+      GLUE_UNTIL_ACQUIRED(killable);                                            \
+    else if (glue_n % 8 == 4)                                                   \
+      GLUE_UNTIL_ACQUIRED(interruptible);                                       \
+    else                                                                        \
+      plain;                                                                    \
+  } while (0)
 #endif

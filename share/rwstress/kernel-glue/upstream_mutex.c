@@ -16,16 +16,8 @@
 
 static void glue_mutex_init(struct mutex *lock) { mutex_init(lock); }
 
-static __thread unsigned glue_acquisitions;
-
 static void glue_mutex_lock(struct mutex *lock) {
-  const unsigned n = ++glue_acquisitions;
-  if (n % 8 == 0)
-    GLUE_UNTIL_ACQUIRED(mutex_lock_killable(lock));
-  else if (n % 8 == 4)
-    GLUE_UNTIL_ACQUIRED(mutex_lock_interruptible(lock));
-  else
-    mutex_lock(lock);
+  GLUE_ACQUIRE(mutex_lock(lock), mutex_lock_killable(lock), mutex_lock_interruptible(lock));
 }
 
 #if defined(CONFIG_MUTEX_SPIN_ON_OWNER) && !defined(RWSTRESS_KERNEL_NAME_PREFIX)

@@ -9,16 +9,8 @@
 
 #include "glue.h"
 
-static __thread unsigned glue_downs;
-
 static void glue_down(struct semaphore *sem) {
-  const unsigned n = ++glue_downs;
-  if (n % 8 == 0)
-    GLUE_UNTIL_ACQUIRED(down_killable(sem));
-  else if (n % 8 == 4)
-    GLUE_UNTIL_ACQUIRED(down_interruptible(sem));
-  else
-    down(sem);
+  GLUE_ACQUIRE(down(sem), down_killable(sem), down_interruptible(sem));
 }
 
 RWSTRESS_KERNEL_SEMAPHORE_OPS(upstream_semaphore, GLUE_NAME("semaphore"), struct semaphore,
