@@ -113,6 +113,27 @@ BOOST_AUTO_TEST_CASE(the_menu_parses_and_every_trial_is_a_valid_command_line) {
     }
   }
   BOOST_TEST(knobs.size() == 4u);
+  // A lock on the kernel-compat layer also draws the injectors only it has
+  // points for (a signal, need_resched); another lock never does.
+  CliOutcome kernel = parse_cli({"--plugin", test::plugin("kernel_semaphore"), "fuzz", "--seed",
+                                 "0x5eed", "--lock", "kernel-semaphore,xadd"});
+  BOOST_REQUIRE(kernel.action == CliAction::kFuzz);
+  int layer_signal = 0, layer_resched = 0, other_signal_or_resched = 0;
+  for (std::uint64_t k = 0; k < 200; ++k) {
+    const FuzzTrial t = fuzz_trial(kernel.config, 2, k, {0, 1});
+    for (const std::string& word : t.argv) {
+      const bool signal = word.rfind("signal:", 0) == 0, resched = word.rfind("resched:", 0) == 0;
+      if (t.lock == "kernel-semaphore") {
+        layer_signal += signal;
+        layer_resched += resched;
+      } else {
+        other_signal_or_resched += signal || resched;
+      }
+    }
+  }
+  BOOST_TEST(layer_signal > 0);
+  BOOST_TEST(layer_resched > 0);
+  BOOST_TEST(other_signal_or_resched == 0);
   // The same seed gives the same trials; another seed, others.
   BOOST_TEST(fuzz_trial(campaign.config, 2, 7, {0, 1}).argv ==
              fuzz_trial(campaign.config, 2, 7, {0, 1}).argv);

@@ -79,9 +79,39 @@ BOOST_AUTO_TEST_CASE(broken_plugin_locks_are_caught) {
   BOOST_TEST(sem.exit_code == 1, sem.out + sem.err);
 }
 
+// Plugin ABI 2's fairness, judged; an ABI 1 table (which ends before it,
+// at a page's end in fairness_plugin.c) is read as ABI 1 and judged unfair.
+BOOST_AUTO_TEST_CASE(declared_fairness_is_judged_and_an_abi1_table_reads_as_abi1) {
+  const std::string p = "--plugin " + plugin("fairness_plugin");
+  ProcessResult list = run_rwstress(p + " list");
+  BOOST_TEST(list.exit_code == 0, list.err);
+  auto row = [&](const std::string& name) {
+    const auto at = list.out.find(name + " ");
+    return at == std::string::npos ? std::string() : list.out.substr(at, list.out.find('\n', at) - at);
+  };
+  BOOST_TEST(row("abi1-mutex").find("unfair") != std::string::npos, list.out);
+  BOOST_TEST(row("pref-claims-handoff").find("hand-off") != std::string::npos, list.out);
+  BOOST_TEST(row("ticket-handoff").find("hand-off") != std::string::npos, list.out);
+  BOOST_TEST(row("ticket-handoff").find("spins") != std::string::npos, list.out);
+  ProcessResult old = run_rwstress(p + " --lock abi1-mutex --threads 3 --duration 300ms");
+  BOOST_TEST(old.exit_code == 0, old.out + old.err);
+  // A waiting writer among readers that keep overlapping waits as long as
+  // they come: a hand-off lock's promise broken, named with the wait.
+  ProcessResult pref = run_rwstress(p + " --lock pref-claims-handoff --readers 4 --writers 1 "
+                                        "--cs-read 20000 --duration 3s");
+  BOOST_TEST(pref.exit_code == 5, pref.out + pref.err);
+  BOOST_TEST(pref.out.find("a hand-off lock promises every waiter the lock within its bound") !=
+                 std::string::npos, pref.out);
+  // A FIFO lock keeps the promise.
+  ProcessResult fifo = run_rwstress(p + " --lock ticket-handoff --threads 2 --duration 2s");
+  BOOST_TEST(fifo.exit_code == 0, fifo.out + fifo.err);
+}
+
 BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
   const std::pair<const char*, const char*> cases[] = {
-      {"bad_abi", "ABI 2"},
+      {"bad_abi", "ABI 3 (this rwstress speaks ABI 1 to 2)"},
+      {"bad_fairness", "fairness 9 is none of"},
+      {"bad_flags", "flags 0x80 has bits"},
       {"bad_name", "[a-z0-9._-]"},
       {"bad_duplicate", "the name is taken"},
       {"bad_twice", "lists this name twice"},
@@ -128,7 +158,7 @@ BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
 BOOST_AUTO_TEST_CASE(validate_passes_correct_locks_and_catches_broken_ones) {
   ProcessResult ok = run_rwstress("validate --lock xadd --time 5s");
   BOOST_TEST(ok.exit_code == 0, ok.out + ok.err);
-  BOOST_TEST(ok.out.find("validate xadd: all 30 scenarios PASS") != std::string::npos, ok.out);
+  BOOST_TEST(ok.out.find("validate xadd: all 36 scenarios PASS") != std::string::npos, ok.out);
   for (const char* row : {"inject before-sleep", "trylock+downgrade heavy", "1 CPU", "scatter placement"})
     BOOST_TEST(ok.out.find(row) != std::string::npos, row);
 
@@ -200,6 +230,8 @@ BOOST_AUTO_TEST_CASE(kernel_layer_checks_fire_on_the_rule_broken_and_stay_quiet_
       {"kcheck-lockdep", "lockdep_assert_held(&k->inner) and it is not held"},
       {"kcheck-warn-on", "WARN_ON(k->holders == 0)"},
       {"kcheck-wrong-owner", "raw_spin_unlock() of a spin lock this thread does not hold"},
+      {"kcheck-sleep-in-rcu",
+       "schedule() with preemption disabled or inside an RCU read-side critical section"},
   };
   for (const auto& [lock, says] : cases) {
     ProcessResult r = run_rwstress(p + " --lock " + lock + " --threads 4 --duration 300ms");
@@ -211,8 +243,10 @@ BOOST_AUTO_TEST_CASE(kernel_layer_checks_fire_on_the_rule_broken_and_stay_quiet_
   // kcheck-bitlock: a bit spinlock on the layer's bitops, with a delay;
   // kcheck-wake-state: state-matched wake-ups, on_cpu, signal_pending_state;
   // kcheck-percpu: per-CPU sums over nr_cpu_ids, the run's slots.
+  // kcheck-rcu: grace periods (synchronize_rcu, call_rcu) wait for the
+  // preempt_disable() sections begun before them.
   ProcessResult clean = run_rwstress(p + " --lock kcheck-clean,kcheck-bitlock,kcheck-wake-state,"
-                                         "kcheck-percpu --threads 4 --duration 300ms");
+                                         "kcheck-percpu,kcheck-rcu --threads 4 --duration 300ms");
   BOOST_TEST(clean.exit_code == 0, clean.out + clean.err);
   BOOST_TEST(clean.out.find("lock-warning") == std::string::npos, clean.out);
   // The signal injector wakes a killable sleep, and only a killable one,

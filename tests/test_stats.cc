@@ -260,6 +260,52 @@ BOOST_AUTO_TEST_CASE(starvation_under_injected_pauses_in_holders_is_not_judged) 
   BOOST_TEST(run(0, 0).verdict == Verdict::kStarved);
 }
 
+// A hand-off lock promises a bounded wait, not a share: a writer at 1/10^5
+// of the mean is a note (the kernel's rwsem writer among eight readers);
+// one wait far past the bound, while the lock changed hands, is STARVED,
+// unless the machine or the injector explains it.
+BOOST_AUTO_TEST_CASE(a_hand_off_lock_is_judged_by_its_waits_not_by_shares) {
+  auto run = [](bool long_wait, double others_cpu_s, double paused_s) {
+    RunResult r = with_threads(Fairness::kHandoff, {{Role::kReader, 1000000},
+                                                    {Role::kReader, 1000000},
+                                                    {Role::kWriter, 3}});
+    r.cpus = {0, 1};
+    r.threads[0].user_s = r.threads[1].user_s = 0.1;
+    r.cpus_busy_s = 0.2 + others_cpu_s;
+    r.threads[0].injected_holding_s = paused_s;
+    if (long_wait) r.long_waits.push_back({2, Role::kWriter, "down_write", 1.6, 1.05, 350000});
+    summarize_run(r);
+    return r;
+  };
+  RunResult share = run(false, 0, 0);
+  BOOST_TEST(share.verdict == Verdict::kPass);
+  BOOST_REQUIRE(share.starved.size() == 1u);
+  BOOST_TEST(share.starved[0].find("a hand-off lock promises a bounded wait, not a share") !=
+             std::string::npos, share.starved[0]);
+  RunResult waited = run(true, 0, 0);
+  BOOST_TEST(waited.verdict == Verdict::kStarved);
+  BOOST_REQUIRE(waited.starved.size() == 2u);
+  BOOST_TEST(waited.starved[1].find("thread 2 (writer): one wait in down_write lasted 1.60s") !=
+             std::string::npos, waited.starved[1]);
+  BOOST_TEST(waited.starved_by_cause[int(StarvationCause::kLock)] == 2);
+  RunResult busy = run(true, 1.5, 0);  // others: 75% of 2 CPU-seconds
+  BOOST_TEST(busy.verdict == Verdict::kPass);
+  BOOST_TEST(busy.starved[1].find("not judged: other programs had 75%") != std::string::npos,
+             busy.starved[1]);
+  RunResult paused = run(true, 0, 0.6);  // over half the judged 1.05 s
+  BOOST_TEST(paused.verdict == Verdict::kPass);
+  BOOST_TEST(paused.starved[1].find("not judged: injected pauses") != std::string::npos);
+  BOOST_TEST(run(true, 0, 0.1).verdict == Verdict::kStarved);  // too short to explain it
+  BOOST_TEST(handoff_wait_bound_s(6, 2) == kHandoffWaitS);
+  BOOST_TEST(handoff_wait_bound_s(201, 2) == 2.01, tt::tolerance(1e-9));
+  // Only hand-off promises a wait without a share; FIFO promises both.
+  BOOST_TEST(promises_bounded_wait(Fairness::kHandoff, true));
+  BOOST_TEST(!promises_share(Fairness::kHandoff, false));
+  BOOST_TEST(promises_bounded_wait(Fairness::kTaskFair, false));
+  BOOST_TEST(!promises_bounded_wait(Fairness::kUnfair, true));
+  BOOST_TEST(!promises_bounded_wait(Fairness::kReaderPref, true));
+}
+
 BOOST_AUTO_TEST_CASE(short_runs_and_fair_shares_are_not_starvation) {
   RunResult tiny = with_threads(Fairness::kTaskFair, {{Role::kReader, 900}, {Role::kWriter, 0}});
   summarize_run(tiny);

@@ -18,8 +18,9 @@ extern "C" {
  * resched_seen_ns, blocked_on, blocked_lock and blocked_donor, and the host
  * table cpus_in_use and resched_check. A plugin built for 1 reads a prefix
  * of each and keeps working; one built for 2 refuses an older host when it
- * is loaded: it says why in one line, and rwstress refuses the plugin. */
-#define RWSTRESS_KERNEL_HOST_ABI 2
+ * is loaded: it says why in one line, and rwstress refuses the plugin.
+ * 3: the host table gained RCU (rcu_read_lock ... rcu_barrier). */
+#define RWSTRESS_KERNEL_HOST_ABI 3
 
 /* The "CPUs" of the layer are thread slots: each thread that calls into
  * the layer gets the lowest free slot for as long as it lives, so that
@@ -43,6 +44,13 @@ struct rwstress_kernel_wake_q_node {
 
 struct rwstress_kernel_task;
 struct mutex;
+
+/* The kernel's struct callback_head (rcu_head): call_rcu() runs func(head)
+ * after a grace period. */
+struct rwstress_kernel_rcu_head {
+    struct rwstress_kernel_rcu_head *next;
+    void (*func)(struct rwstress_kernel_rcu_head *head);
+};
 
 /* The layer's raw_spinlock_t (a test-and-set lock that records its owner),
  * here because a task holds one (blocked_lock). */
@@ -92,6 +100,19 @@ struct rwstress_kernel_host {
      * slept and the host scheduler preempted it meanwhile (others wanted
      * its CPU). The layer keeps the answer in task->need_resched. */
     int (*resched_check)(void);
+    /* ABI 3: RCU, on liburcu's membarrier flavour (urcu-memb). A read-side
+     * section nests, and the layer's preempt_disable() opens one too, as
+     * in a kernel since 5.0 (a grace period waits for preemption-disabled
+     * code). synchronize_rcu() waits for every section begun before it;
+     * inside one it is a lock warning and returns at once. call_rcu() runs
+     * head->func(head) on a host thread after a grace period; rcu_barrier()
+     * waits for every callback queued before it. */
+    void (*rcu_read_lock)(void);
+    void (*rcu_read_unlock)(void);
+    int (*rcu_read_ongoing)(void);
+    void (*synchronize_rcu)(void);
+    void (*call_rcu)(struct rwstress_kernel_rcu_head *head);
+    void (*rcu_barrier)(void);
 };
 
 #ifdef __cplusplus

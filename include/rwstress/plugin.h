@@ -1,4 +1,4 @@
-/* rwstress plugin ABI, version 1: bring your own lock (docs/plugins.md).
+/* rwstress plugin ABI, version 2: bring your own lock (docs/plugins.md).
  *
  * A plugin is a shared object that exports one symbol, rwstress_plugin_v1,
  * returning a NULL-terminated array of lock ops. rwstress allocates each lock
@@ -18,13 +18,33 @@
 extern "C" {
 #endif
 
-#define RWSTRESS_PLUGIN_ABI 1
+/* 2 added `fairness` and `flags` at the end. A plugin built for ABI 1 keeps
+ * loading: its table ends before them, and it is judged unfair, without
+ * flags. */
+#define RWSTRESS_PLUGIN_ABI 2
 
 enum rwstress_family {
     RWSTRESS_FAMILY_RWLOCK    = 1,
     RWSTRESS_FAMILY_SEMAPHORE = 2,
     RWSTRESS_FAMILY_MUTEX     = 3
 };
+
+/* The promise the lock makes, which rwstress then judges (docs/checkers.md):
+ * a thread of a promised role that gets (almost) no share of the lock, or
+ * a hand-off lock's waiter kept waiting far past its bound, is STARVED. */
+enum rwstress_fairness {
+    RWSTRESS_FAIRNESS_UNFAIR      = 0,  /* no promise (the default; ABI 1 plugins) */
+    RWSTRESS_FAIRNESS_TASK_FAIR   = 1,  /* FIFO: nobody is overtaken indefinitely */
+    RWSTRESS_FAIRNESS_PHASE_FAIR  = 2,  /* read and write phases alternate */
+    RWSTRESS_FAIRNESS_READER_PREF = 3,  /* readers progress; writers may starve */
+    RWSTRESS_FAIRNESS_WRITER_PREF = 4,  /* writers progress; readers may starve */
+    RWSTRESS_FAIRNESS_HANDOFF     = 5   /* stealing allowed, every wait bounded by a hand-off
+                                           (the kernel's rwsem and mutex) */
+};
+
+/* flags */
+#define RWSTRESS_LOCK_SPINS 1u  /* waiters spin and never sleep: no wake-up to lose, and a
+                                   promise is not judged with more threads than CPUs */
 
 struct rwstress_lock_ops {
     unsigned abi;                 /* RWSTRESS_PLUGIN_ABI */
@@ -40,6 +60,9 @@ struct rwstress_lock_ops {
     int  (*try_lock)(void *lock);           /* optional (NULL): 1 = acquired, 0 = not */
     int  (*try_lock_shared)(void *lock);    /* optional, rwlock only */
     void (*downgrade)(void *lock);          /* optional, rwlock only: write -> read */
+    /* ABI 2 */
+    enum rwstress_fairness fairness;        /* left out (0): unfair */
+    unsigned flags;                         /* RWSTRESS_LOCK_SPINS, or 0 */
 };
 
 /* The one symbol a plugin exports: a NULL-terminated array of lock ops. */

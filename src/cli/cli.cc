@@ -460,7 +460,7 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                      "FILE: a patch to kernel/locking/, applied with patch -p1; repeatable, in order")
       ->take_all();
   kernel->add_option("--files", raw.kernel_files,
-                     "rwsem,mutex,semaphore,qrwlock: the files to build (default: all of them)");
+                     "rwsem,mutex,semaphore,qrwlock,percpu-rwsem: the files to build (default: all of them)");
   kernel->add_option("--config", raw.kernel_config,
                      "RWSEM_SPIN_ON_OWNER=y|n,MUTEX_SPIN_ON_OWNER=y|n: the CONFIG_ options the "
                      "files are built with");
@@ -475,7 +475,7 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   fuzz->add_option("--time", raw.fuzz_time, "the campaign's budget (default 10m)");
   fuzz->add_option("--trials", cfg.fuzz.trials, "run this many trials instead of a budget")
       ->check(whole(std::uint64_t(1), std::uint64_t(1) << 40));
-  fuzz->add_option("--trial-time", raw.fuzz_trial_time, "each trial's --duration (default 500ms)");
+  fuzz->add_option("--trial-time", raw.fuzz_trial_time, "each trial's --duration (default 500ms; at least 2s for a hand-off lock, whose waits are judged)");
   fuzz->add_option("--out", cfg.fuzz.out_dir,
                    "DIR: trials.jsonl (a line per trial, fsynced) and repro-N.sh per finding");
   fuzz->add_flag("--stop-on-failure", cfg.fuzz.stop_on_failure, "stop at the first finding");

@@ -24,6 +24,7 @@
 #include "commands/fuzz_log.h"
 #include "commands/fuzz_shrink.h"
 #include "locks/lock_tuning.h"
+#include "model/verdict.h"
 #include "model/version.h"
 #include "platform/duration.h"
 #include "platform/interrupt.h"
@@ -332,7 +333,12 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
     }
   }
   if (rng() % 4 == 0) a.push_back("--sched");
-  a.insert(a.end(), {"--duration", format_duration(cfg.fuzz.trial_time)});
+  // A hand-off lock is judged by its waits, which need a run long enough
+  // for one to outlast the bound (model/verdict.h).
+  a.insert(a.end(), {"--duration", format_duration(meta.fairness == Fairness::kHandoff
+                                                       ? std::max<std::chrono::nanoseconds>(
+                                                             cfg.fuzz.trial_time, kHandoffMinRun)
+                                                       : cfg.fuzz.trial_time)});
   // Half the trials on every CPU (races need parallel threads), the rest on
   // 1 to all (fewer CPUs than threads: preemption inside the lock).
   const std::uint64_t all = std::uint64_t(std::max(1, ncpus));
@@ -373,6 +379,17 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
   if (spurious)
     a.insert(a.end(), {"--inject", pick(rng, {std::string("spurious-wake:p=0.05"),
                                               std::string("spurious-wake:p=0.25")})});
+  // A lock on the kernel-compat layer also gets, a third of the time each,
+  // the injectors only it has points for: a fatal signal as it goes to
+  // sleep (its killable and interruptible waits bail out) and
+  // need_resched() (its optimistic spinners stop). Other locks draw nothing
+  // here, so their trials stay what they were.
+  if (meta.kernel_layer) {
+    if (rng() % 3 == 0)
+      a.insert(a.end(), {"--inject", pick(rng, {std::string("signal:p=0.05"),
+                                                std::string("signal:p=0.25")})});
+    if (rng() % 3 == 0) a.insert(a.end(), {"--inject", std::string("resched:p=0.05")});
+  }
   a.insert(a.end(), {"--watchdog", kTrialWatchdog, "--seed", fmt::format("{:#x}", t.seed)});
   return t;
 }

@@ -28,6 +28,8 @@ const std::vector<KernelFileGroup>& kernel_file_groups() {
        "the counting semaphore (semaphore.c)"},
       {"qrwlock", {"qrwlock.c", "qspinlock.c"}, "upstream_qrwlock.c", {"qrwlock", "qspinlock"},
        "the queued rwlock and spinlock (qrwlock.c, qspinlock.c)"},
+      {"percpu-rwsem", {"percpu-rwsem.c"}, "upstream_percpu_rwsem.c", {"percpu-rwsem"},
+       "the per-CPU rwsem (percpu-rwsem.c, on the layer's RCU)"},
   };
   return groups;
 }

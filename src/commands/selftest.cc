@@ -39,6 +39,7 @@ const BustedCase kCases[] = {
     {"busted-racy-readers", Verdict::kFail, true},
     {"busted-downgrade", Verdict::kFail},
     {"busted-unfair-claims-fair", Verdict::kStarved, false, 4, 1, 20000},
+    {"busted-rwsem-handoff", Verdict::kStarved, false, 4, 1, 20000},
     {"busted-racy-tas", Verdict::kFail, false, 0, 4},
     {"busted-lying-trylock", Verdict::kFail, false, 0, 3},
     {"busted-ticket-wrap", Verdict::kFail, true, 0, 8},

@@ -43,13 +43,56 @@ const Schedule kSchedules[] = {
     {"inject resched", "resched:p=0.05"},
 };
 
+// Conditions at once, in the shapes that kernel lock bugs have needed: a
+// lost wake-up that needs two writers, spurious wake-ups and a pause in
+// the middle of a release (rwsem's 2019 wake-up reworks); a waiter killed
+// while its wake-up is in flight (the out_nolock paths); an optimistic
+// spinner told to reschedule while the owner is preempted; every thread on
+// one CPU with the enqueue and release windows held open. Each runs at the
+// shape given, with every spec injected at once.
+struct Combination {
+  const char* name;
+  int readers;  // rwlocks; the other families run readers + writers threads
+  int writers;
+  bool one_cpu;
+  std::vector<const char*> specs;
+};
+const Combination kCombinations[] = {
+    {"2W spurious+mid-release", 2, 2, false,
+     {"spurious-wake:p=0.25", "delay@mid-release:p=0.05,fixed(20us)"}},
+    {"spurious+release+wake", 4, 2, false,
+     {"spurious-wake:p=0.1", "delay@mid-release+before-wake:p=0.02,fixed(50us)"}},
+    {"signal+before-wake", 4, 2, false,
+     {"signal:p=0.25", "sleep@before-wake:p=0.01,fixed(100us)"}},
+    {"2W signal+spurious", 2, 2, false, {"signal:p=0.25", "spurious-wake:p=0.25"}},
+    {"resched+holder preempted", 4, 2, false,
+     {"resched:p=0.05", "sleep@in-cs:p=0.001,fixed(5ms)"}},
+    {"1 CPU enqueue+spurious", 4, 2, true,
+     {"delay@after-enqueue+mid-release:p=0.01,fixed(20us)", "spurious-wake:p=0.25"}},
+};
+
 }  // namespace
 
 std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
   std::vector<ValidateScenario> b;
   auto add = [&b](std::string name, int readers, int writers, int count, bool sched,
                   std::uint64_t cs_read = 0, std::string inject = "") {
-    b.push_back({std::move(name), readers, writers, count, sched, cs_read, std::move(inject)});
+    b.push_back({std::move(name), readers, writers, count, sched, cs_read,
+                 inject.empty() ? std::vector<std::string>{} : std::vector<std::string>{inject}});
+  };
+  // kCombinations, for a family: a mutex or a semaphore runs the shape's
+  // threads (a semaphore at count 1, where a lost unit shows at once).
+  auto add_combinations = [&b](Family f) {
+    for (const Combination& c : kCombinations) {
+      ValidateScenario v;
+      v.name = std::string("combo ") + c.name;
+      v.readers = f == Family::kRwlock ? c.readers : 0;
+      v.writers = f == Family::kRwlock ? c.writers : c.readers + c.writers;
+      v.count = f == Family::kSemaphore ? 1 : 0;
+      v.cpus = c.one_cpu ? 1 : 0;
+      for (const char* s : c.specs) v.inject.emplace_back(s);
+      b.push_back(std::move(v));
+    }
   };
   const int over = 4 * std::max(1, ncpus);  // four threads per CPU
   auto shape = [](std::string name, int readers, int writers, int count, bool sched) {
@@ -90,8 +133,10 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
         for (bool sched : {false, true})
           add(fmt::format("{}{}", t.name, sched ? " sched" : ""), t.readers, t.writers, 0, sched);
       add("2R+1W", 2, 1, 0, false);
+      b.back().judges_waits = true;
       add("2R+1W sched", 2, 1, 0, true);
       add("readers overlap (cs-read)", 4, 1, 0, false, 20000);
+      b.back().judges_waits = true;
       add("oversubscribed", over * 2 / 3, over / 3, 0, false);
       for (bool sched : {false, true})
         b.push_back(heavy(sched ? "trylock+downgrade heavy sched" : "trylock+downgrade heavy",
@@ -99,6 +144,7 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
       b.push_back(one_cpu("1 CPU", 4, 2, 0));
       b.push_back(scattered("scatter placement", 4, 2, 0));
       for (const Schedule& s : kSchedules) add(s.name, 4, 2, 0, false, 0, s.spec);
+      add_combinations(f);
       break;
     case Family::kSemaphore:
       for (int count : {1, 2, ncpus + 1})
@@ -109,16 +155,20 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
       b.push_back(one_cpu("1 CPU count 1", 0, 4, 1));
       b.push_back(scattered("scatter placement count 2", 0, 4, 2));
       for (const Schedule& s : kSchedules) add(s.name, 0, 4, 1, false, 0, s.spec);
+      add_combinations(f);
       break;
     case Family::kMutex:
       for (int threads : {2, 4, 8})  // 8: five and more waiters (ticket wrap)
-        for (bool sched : {false, true})
+        for (bool sched : {false, true}) {
           add(fmt::format("{}T{}", threads, sched ? " sched" : ""), 0, threads, 0, sched);
+          b.back().judges_waits = threads == 4 && !sched;
+        }
       add("oversubscribed", 0, over, 0, false);
       b.push_back(heavy("trylock heavy 4T", 0, 4, 0, false));
       b.push_back(one_cpu("1 CPU 4T", 0, 4, 0));
       b.push_back(scattered("scatter placement 4T", 0, 4, 0));
       for (const Schedule& s : kSchedules) add(s.name, 0, 4, 0, false, 0, s.spec);
+      add_combinations(f);
       break;
   }
   return b;
@@ -142,7 +192,7 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
                           "process; seed {:#x}",
                           kVersion, meta->name, battery.size(), format_duration(per_run),
                           base.seed));
-    out.print(fmt::format("{:<28} {:<8} {:>8} {:>10} {:>6}", "SCENARIO", "VERDICT", "SECONDS",
+    out.print(fmt::format("{:<31} {:<8} {:>8} {:>10} {:>6}", "SCENARIO", "VERDICT", "SECONDS",
                           "OPS/S", "JAIN"));
     std::vector<std::string> failed;
     double elapsed = 0;      // wall time of the battery so far
@@ -161,7 +211,9 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
       if (v.count > 0) cfg.count = v.count;
       cfg.sched = v.sched;
       cfg.cs_read_loops = v.cs_read_loops;
-      cfg.duration = per_run;
+      cfg.duration = v.judges_waits && meta->fairness == Fairness::kHandoff
+                         ? std::max<std::chrono::nanoseconds>(per_run, kHandoffMinRun)
+                         : per_run;
       cfg.try_every = v.try_every;
       std::vector<int> run_cpus = cpus;
       if (v.place) {
@@ -170,9 +222,9 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
       }
       if (v.cpus > 0 && std::size_t(v.cpus) < run_cpus.size()) run_cpus.resize(std::size_t(v.cpus));
       cfg.injection.specs.clear();
-      if (!v.inject.empty()) {
+      for (const std::string& text : v.inject) {
         std::string err;
-        auto spec = parse_inject_spec(v.inject, &err);
+        auto spec = parse_inject_spec(text, &err);
         if (!spec) {  // the battery's own specs parse (test_cli checks them)
           out.error(fmt::format("validate: scenario '{}': {}", v.name, err));
           return 2;
@@ -186,7 +238,7 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
       if (instrumented) sc.injection = &cfg.injection;
       const RunFn fn = instrumented ? entry.run_instrumented : entry.run;
       const auto limit = std::chrono::duration_cast<std::chrono::seconds>(
-                             per_run + 2 * cfg.watchdog) +
+                             cfg.duration + 2 * cfg.watchdog) +
                          std::chrono::seconds(5);
       IsolatedOutcome o = run_isolated(
           [&] {

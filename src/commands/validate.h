@@ -25,11 +25,16 @@ struct ValidateScenario {
   int count = 0;     // semaphores
   bool sched = false;
   std::uint64_t cs_read_loops = 0;
-  std::string inject;  // one --inject spec, or ""
+  std::vector<std::string> inject;  // --inject specs, all at once (none: no injection)
   unsigned try_every = 16;  // --try-every: 2 makes a trylock- and downgrade-heavy mix
   int cpus = 0;             // run on the first N of the chosen CPUs (0: all of them)
   Placement placement = Placement::kCompact;
   bool place = false;       // placement overrides the user's
+  // A shape where a hand-off lock's broken bound shows (a writer among
+  // overlapping readers; contended mutex waiters): for a lock of that
+  // class it runs at least kHandoffMinRun, long enough for the
+  // bounded-wait judgment (model/verdict.h) to see one wait past its bound.
+  bool judges_waits = false;
 };
 
 // The battery for a lock of family `f` on `ncpus` CPUs.

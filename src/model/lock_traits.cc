@@ -32,19 +32,25 @@ const char* fairness_name(Fairness f) {
     case Fairness::kTaskFair: return "task-fair";
     case Fairness::kPhaseFair: return "phase-fair";
     case Fairness::kUnfair: return "unfair";
+    case Fairness::kHandoff: return "hand-off";
   }
   return "?";
 }
 
-bool promises_progress(Fairness f, bool writer_role) {
+bool promises_share(Fairness f, bool writer_role) {
   switch (f) {
     case Fairness::kTaskFair:
     case Fairness::kPhaseFair: return true;
     case Fairness::kReaderPref: return !writer_role;
     case Fairness::kWriterPref: return writer_role;
-    case Fairness::kUnfair: return false;
+    case Fairness::kUnfair:
+    case Fairness::kHandoff: return false;
   }
   return false;
+}
+
+bool promises_bounded_wait(Fairness f, bool writer_role) {
+  return f == Fairness::kHandoff || promises_share(f, writer_role);
 }
 
 std::string Capabilities::describe() const {

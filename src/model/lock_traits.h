@@ -23,7 +23,11 @@ enum class Fairness {
   kTaskFair,    // FIFO: nobody is overtaken indefinitely
   kPhaseFair,   // read and write phases alternate
   kUnfair,      // stealing allowed; no progress promise to anyone
+  kHandoff,     // stealing allowed, but a waiter that has waited past the lock's
+                // bound is handed the lock next (the kernel's rwsem and mutex):
+                // no share is promised, every waiter's wait is bounded
 };
+inline constexpr int kFairnessCount = 6;
 
 const char* family_name(Family f);
 // The test's shape as every table and key prints it: "4R+2W" (rwlock),
@@ -32,9 +36,15 @@ std::string test_shape(Family f, int readers, int writers, int count);
 const char* fairness_name(Fairness f);
 inline std::ostream& operator<<(std::ostream& os, Fairness f) { return os << fairness_name(f); }
 
-// Whether the fairness class promises progress to threads of a role: a
-// thread of a promised role that gets (almost) nothing is STARVED.
-bool promises_progress(Fairness f, bool writer_role);
+// Whether the fairness class promises threads of a role a share of the
+// lock: a thread of a promised role that gets (almost) nothing is STARVED.
+bool promises_share(Fairness f, bool writer_role);
+// Whether it promises them that every wait ends: the share classes, and
+// hand-off, whose promise is a bounded wait and not a share (a writer among
+// eight readers of the kernel's rwsem gets one write per 4 ms hand-off
+// bound, 1/10,000 of a reader's operations, as it should). A waiter of a
+// hand-off lock kept waiting far past the bound is STARVED (verdict.h).
+bool promises_bounded_wait(Fairness f, bool writer_role);
 
 template <class L>
 concept RwLock = requires(L l) {
@@ -210,6 +220,9 @@ struct LockMeta {
   std::string_view known_issue = {};
   // A --plugin lock's ops table (registry/plugins.cc), else nullptr.
   const rwstress_lock_ops* plugin = nullptr;
+  // A --plugin lock built on the kernel-compat layer (it exports
+  // rwstress_kernel_attach_v1): the signal and resched injectors reach it.
+  bool kernel_layer = false;
 };
 
 }  // namespace rwstress

@@ -149,6 +149,18 @@ struct RunResult {
   std::uint64_t violations_by_kind[kViolationKindCount] = {};
   std::vector<Violation> first_violations;  // the first few of each kind, in the order seen
 
+  // A hand-off lock's waits that outlasted its bound (run_driver.cc), seen
+  // while the run went on; summarize_run judges them.
+  struct LongWait {
+    int thread = 0;
+    Role role = Role::kReader;
+    std::string phase;         // down_write, lock/down, ...
+    double waited_s = 0;       // the wait so far, when it was seen
+    double judged_s = 0;       // the part since the mark, less its time in a run queue
+    std::uint64_t others = 0;  // the other threads' operations since the mark
+  };
+  std::vector<LongWait> long_waits;
+
   std::vector<std::string> starved;  // "thread 4 (writer): 12 ops, 0.001% of the mean"
   int starved_by_cause[4] = {};      // indexed by StarvationCause (model/verdict.h)
   std::vector<std::string> notes;

@@ -41,6 +41,11 @@ StarvationCause starvation_cause(const ThreadResult& t) {
   return StarvationCause::kLock;
 }
 
+double handoff_wait_bound_s(int threads, int cpus) {
+  return std::max(kHandoffWaitS,
+                  kHandoffWaitPerThreadS * double(threads) / double(std::max(1, cpus)));
+}
+
 std::vector<StarvedThread> find_starved_threads(const std::vector<ThreadResult>& threads) {
   std::vector<StarvedThread> starved;
   std::uint64_t total = 0;
@@ -127,13 +132,15 @@ void summarize_run(RunResult& r) {
   if (!cut_short && r.error.empty()) {
     for (const auto& s : find_starved_threads(r.threads)) {
       const ThreadResult& t = r.threads[size_t(s.thread)];
-      bool promised = promises_progress(r.fairness, s.role != Role::kReader);
+      bool promised = promises_share(r.fairness, s.role != Role::kReader);
       std::string why;
       if (s.cause == StarvationCause::kBehindHeldBack)
         why = fmt::format(" (queued behind thread {}, which the scheduler held back; not the lock)",
                           s.behind);
       else if (s.cause != StarvationCause::kLock)
         why = fmt::format(" ({})", starvation_cause_text(s.cause));
+      else if (!promised && r.fairness == Fairness::kHandoff)
+        why = " (allowed: a hand-off lock promises a bounded wait, not a share)";
       else if (!promised)
         why = fmt::format(" (allowed: {} lock)", fairness_name(r.fairness));
       else if (preemption_voids_promise)
@@ -162,6 +169,30 @@ void summarize_run(RunResult& r) {
                                           ? std::string()
                                           : fmt::format(" ({})", role_name(s.role)),
                                       s.ops, 100.0 * s.share_of_mean, where, why));
+    }
+  }
+
+  // A hand-off lock's waits past its bound: the same exemptions as a share.
+  if (!cut_short && r.error.empty()) {
+    for (const RunResult::LongWait& w : r.long_waits) {
+      std::string why;
+      if (machine_busy)
+        why = fmt::format(" (not judged: other programs had {:.0f}% of the CPUs)",
+                          100 * r.others_share);
+      else if (r.injected_holding_s >= kInjectedHoldingShare * w.judged_s)
+        why = fmt::format(" (not judged: injected pauses held the lock {} in all)",
+                          seconds_text(r.injected_holding_s));
+      else if (preemption_voids_promise)
+        why = " (not judged: a spinning lock on more threads than CPUs)";
+      starved_promised |= why.empty();
+      ++r.starved_by_cause[int(StarvationCause::kLock)];
+      r.starved.push_back(fmt::format(
+          "thread {}{}: one wait in {} lasted {} ({} of it out of a run queue, from the "
+          "watchdog's first look on) while the others completed {} operations: a {} lock "
+          "promises every waiter the lock within its bound{}",
+          w.thread, w.role == Role::kHolder ? std::string() : fmt::format(" ({})", role_name(w.role)),
+          w.phase, seconds_text(w.waited_s), seconds_text(w.judged_s), w.others,
+          fairness_name(r.fairness), why));
     }
   }
 

@@ -3,6 +3,7 @@
 // it uses are model/stats.h.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -68,6 +69,32 @@ inline constexpr double kOthersShare = 0.4;
 // mean in 33 runs, all at a summed holding pause of 1.0 run or more; none
 // in the 70 runs at 0.0-0.9 (docs/checkers.md).
 inline constexpr double kInjectedHoldingShare = 0.5;
+// A hand-off lock (Fairness::kHandoff) promises a bounded wait, not a share:
+// the kernel's rwsem hands the lock to a waiter that has waited 4 ms
+// (RWSEM_WAIT_TIMEOUT), its mutex to a top waiter woken once for nothing,
+// and the waiter then waits only for the holders inside to leave. One wait
+// breaks the promise when, from a mark taken at the watchdog's first look
+// at it, it lasted handoff_wait_bound_s() not counting the waiter's own time
+// in a run queue, while the others completed kHandoffWaitOthers operations
+// or more: the lock kept changing hands over it. The bound is
+// kHandoffWaitS (250 times the rwsem's), or kHandoffWaitPerThreadS per
+// thread per CPU when that is more: each holder the waiter waits for may
+// itself wait a turn behind every other thread of its CPU. Measured on 2
+// vCPUs (linux-rwsem, 1R+1W to 32R+2W, with and without --sched): the
+// writer of 8R+1W completes one write per 4.4 ms, the longest wait seen
+// in 40 runs was 0.89 s, in a run queue for most of it, at 200R+1W
+// (docs/checkers.md). Not judged, as a share is not: on a machine busy
+// with other programs, for a spinning lock on more threads than CPUs, and
+// when injected pauses in holders add up to kInjectedHoldingShare of the
+// wait or more.
+inline constexpr double kHandoffWaitS = 1.0;
+// The shortest run in which that judgment can see a wait outlast the bound:
+// validate's wait-judging scenarios and fuzz trials of a hand-off lock run
+// at least this long.
+inline constexpr std::chrono::milliseconds kHandoffMinRun{2000};
+inline constexpr double kHandoffWaitPerThreadS = 0.02;
+inline constexpr std::uint64_t kHandoffWaitOthers = 100;
+double handoff_wait_bound_s(int threads, int cpus);
 const char* starvation_cause_text(StarvationCause c);
 
 struct StarvedThread {

@@ -8,15 +8,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <mutex>
+#include <thread>
 #include <vector>
+
+#include <urcu/urcu-memb.h>
 
 #include <fmt/format.h>
 
 #include "injectors/injection.h"
+#include "locks/urcu_thread.h"
 #include "run/checkers.h"
 
 namespace rwstress {
@@ -136,6 +142,90 @@ void warn(const char* file, int line, const char* what) {
   LockWarnings::instance().raise(tl_worker_index, fmt::format("{}:{}: {}", file, line, what));
 }
 
+// RCU for the layer: read-side sections, grace periods and callbacks on
+// liburcu's membarrier flavour. A thread is registered at its first
+// read-side section.
+void rcu_read_lock() {
+  urcu_register_this_thread();
+  urcu_memb_read_lock();
+}
+void rcu_read_unlock() { urcu_memb_read_unlock(); }
+int rcu_read_ongoing() {
+  urcu_register_this_thread();
+  return urcu_memb_read_ongoing() ? 1 : 0;
+}
+
+void synchronize_rcu() {
+  urcu_register_this_thread();
+  if (urcu_memb_read_ongoing()) {  // it would wait for itself
+    warn("rcu", 0, "synchronize_rcu() inside an RCU read-side critical section");
+    return;
+  }
+  urcu_memb_synchronize_rcu();
+}
+
+// call_rcu's callbacks: queued, then run in batches by one thread of this
+// process after a grace period that began after they were queued. The
+// thread is started by the first call_rcu of a process, and again in a
+// child that forked after it (fork copies the queue, not the thread).
+class Deferred {
+ public:
+  void add(rwstress_kernel_rcu_head* head) {
+    std::unique_lock guard(mutex_);
+    ensure_thread();
+    queue_.push_back(head);
+    ++queued_;
+    work_.notify_one();
+  }
+  // Every callback queued before the call has run.
+  void barrier() {
+    std::unique_lock guard(mutex_);
+    if (queued_ == ran_) return;
+    ensure_thread();
+    const std::uint64_t target = queued_;
+    done_.wait(guard, [&] { return ran_ >= target; });
+  }
+
+ private:
+  void ensure_thread() {  // under mutex_
+    if (owner_ == getpid()) return;
+    owner_ = getpid();
+    ran_ = queued_ - queue_.size();  // a batch the parent's thread had taken is gone
+    std::thread([this] { run(); }).detach();
+  }
+
+  void run() {
+    std::unique_lock guard(mutex_);
+    const pid_t mine = getpid();
+    while (owner_ == mine) {
+      work_.wait(guard, [&] { return !queue_.empty(); });
+      std::deque<rwstress_kernel_rcu_head*> batch;
+      batch.swap(queue_);
+      guard.unlock();
+      urcu_memb_synchronize_rcu();
+      for (rwstress_kernel_rcu_head* h : batch) h->func(h);
+      guard.lock();
+      ran_ += batch.size();
+      done_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable work_, done_;
+  std::deque<rwstress_kernel_rcu_head*> queue_;
+  std::uint64_t queued_ = 0, ran_ = 0;
+  pid_t owner_ = 0;
+};
+
+// Never destroyed: its thread outlives main.
+Deferred& deferred() {
+  static Deferred* d = new Deferred;
+  return *d;
+}
+
+void call_rcu(rwstress_kernel_rcu_head* head) { deferred().add(head); }
+void rcu_barrier() { deferred().barrier(); }
+
 static_assert(int(RWSTRESS_KPOINT_AFTER_ENQUEUE) == int(HookPoint::kAfterEnqueue));
 static_assert(int(RWSTRESS_KPOINT_BEFORE_SLEEP) == int(HookPoint::kBeforeSleep));
 static_assert(int(RWSTRESS_KPOINT_AFTER_WAKE) == int(HookPoint::kAfterWake));
@@ -145,7 +235,8 @@ static_assert(int(RWSTRESS_KPOINT_MID_RELEASE) == int(HookPoint::kMidRelease));
 
 const rwstress_kernel_host kHost = {
     RWSTRESS_KERNEL_HOST_ABI, current_task, free_task, at, spurious_wake, warn,
-    &cpu_slots().in_use, resched_check,
+    &cpu_slots().in_use, resched_check, rcu_read_lock, rcu_read_unlock, rcu_read_ongoing,
+    synchronize_rcu, call_rcu, rcu_barrier,
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,15 +31,30 @@ std::deque<std::string>& origins() {
   return o;
 }
 
-// A plugin lock has no fairness class in ABI 1, so none is promised: its
-// starvation is reported, never judged (docs/plugins.md).
-constexpr Fairness kPluginFairness = Fairness::kUnfair;
+// ABI 2's declarations, or what an ABI 1 table (which ends before them)
+// gets: unfair, so its starvation is reported but never judged, no flags.
+std::optional<Fairness> fairness_declared(const rwstress_lock_ops& ops) {
+  if (ops.abi < 2) return Fairness::kUnfair;
+  switch (ops.fairness) {
+    case RWSTRESS_FAIRNESS_UNFAIR: return Fairness::kUnfair;
+    case RWSTRESS_FAIRNESS_TASK_FAIR: return Fairness::kTaskFair;
+    case RWSTRESS_FAIRNESS_PHASE_FAIR: return Fairness::kPhaseFair;
+    case RWSTRESS_FAIRNESS_READER_PREF: return Fairness::kReaderPref;
+    case RWSTRESS_FAIRNESS_WRITER_PREF: return Fairness::kWriterPref;
+    case RWSTRESS_FAIRNESS_HANDOFF: return Fairness::kHandoff;
+  }
+  return std::nullopt;
+}
+
+unsigned flags_declared(const rwstress_lock_ops& ops) { return ops.abi < 2 ? 0 : ops.flags; }
+
+constexpr unsigned kKnownFlags = RWSTRESS_LOCK_SPINS;
 
 template <bool kTry, bool kTryShared>
 LockEntry rwlock_with_downgrade(const rwstress_lock_ops& ops, std::string_view origin) {
-  return ops.downgrade
-             ? rwlock<PluginRwlock<kTry, kTryShared, true>>(ops.name, kPluginFairness, origin)
-             : rwlock<PluginRwlock<kTry, kTryShared, false>>(ops.name, kPluginFairness, origin);
+  const Fairness f = *fairness_declared(ops);
+  return ops.downgrade ? rwlock<PluginRwlock<kTry, kTryShared, true>>(ops.name, f, origin)
+                       : rwlock<PluginRwlock<kTry, kTryShared, false>>(ops.name, f, origin);
 }
 
 template <bool kTry>
@@ -48,23 +64,26 @@ LockEntry rwlock_with_try_shared(const rwstress_lock_ops& ops, std::string_view 
 }
 
 // The instantiation whose capabilities are the plugin's optional ops.
-LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin) {
+LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin, bool kernel_layer) {
   LockEntry e;
+  const Fairness f = *fairness_declared(ops);
   switch (ops.family) {
     case RWSTRESS_FAMILY_RWLOCK:
       e = ops.try_lock ? rwlock_with_try_shared<true>(ops, origin)
                        : rwlock_with_try_shared<false>(ops, origin);
       break;
     case RWSTRESS_FAMILY_MUTEX:
-      e = ops.try_lock ? mutex<PluginMutex<true>>(ops.name, kPluginFairness, origin)
-                       : mutex<PluginMutex<false>>(ops.name, kPluginFairness, origin);
+      e = ops.try_lock ? mutex<PluginMutex<true>>(ops.name, f, origin)
+                       : mutex<PluginMutex<false>>(ops.name, f, origin);
       break;
     case RWSTRESS_FAMILY_SEMAPHORE:
-      e = ops.try_lock ? semaphore<PluginSemaphore<true>>(ops.name, kPluginFairness, origin)
-                       : semaphore<PluginSemaphore<false>>(ops.name, kPluginFairness, origin);
+      e = ops.try_lock ? semaphore<PluginSemaphore<true>>(ops.name, f, origin)
+                       : semaphore<PluginSemaphore<false>>(ops.name, f, origin);
       break;
   }
+  e.meta.caps.spins = flags_declared(ops) & RWSTRESS_LOCK_SPINS;
   e.meta.plugin = &ops;
+  e.meta.kernel_layer = kernel_layer;
   return e;
 }
 
@@ -79,8 +98,15 @@ bool valid_name(const char* name) {
 
 // "" or what is wrong with one ops table.
 std::string check_ops(const rwstress_lock_ops& ops) {
-  if (ops.abi != RWSTRESS_PLUGIN_ABI)
-    return fmt::format("ABI {} (this rwstress speaks ABI {})", ops.abi, RWSTRESS_PLUGIN_ABI);
+  if (ops.abi < 1 || ops.abi > RWSTRESS_PLUGIN_ABI)
+    return fmt::format("ABI {} (this rwstress speaks ABI 1 to {})", ops.abi, RWSTRESS_PLUGIN_ABI);
+  if (!fairness_declared(ops))
+    return fmt::format("fairness {} is none of unfair (0), task-fair (1), phase-fair (2), "
+                       "reader-pref (3), writer-pref (4), hand-off (5)",
+                       int(ops.fairness));
+  if (flags_declared(ops) & ~kKnownFlags)
+    return fmt::format("flags {:#x} has bits this rwstress does not know (RWSTRESS_LOCK_SPINS is {:#x})",
+                       flags_declared(ops), kKnownFlags);
   if (!valid_name(ops.name)) return "a name must be non-empty and only [a-z0-9._-]";
   const bool rwlock = ops.family == RWSTRESS_FAMILY_RWLOCK;
   if (!rwlock && ops.family != RWSTRESS_FAMILY_MUTEX && ops.family != RWSTRESS_FAMILY_SEMAPHORE)
@@ -107,7 +133,8 @@ std::string check_ops(const rwstress_lock_ops& ops) {
 
 // Opens the plugin and checks every lock it lists; "" and its ops, or why
 // not. Runs its ELF constructors, rwstress_plugin_v1() and each init().
-std::string open_and_check(const std::string& path, std::vector<const rwstress_lock_ops*>* ops) {
+std::string open_and_check(const std::string& path, std::vector<const rwstress_lock_ops*>* ops,
+                           bool* kernel_layer = nullptr) {
   // RTLD_NOW: a symbol the plugin lacks is an error here, not a crash mid-run.
   void* handle = dlopen(path.find('/') == std::string::npos ? ("./" + path).c_str() : path.c_str(),
                         RTLD_NOW | RTLD_LOCAL);
@@ -118,8 +145,10 @@ std::string open_and_check(const std::string& path, std::vector<const rwstress_l
   // A plugin built on the kernel-compat layer takes rwstress's tasks,
   // injection points and warning channel before anything else runs in it.
   using AttachFn = void (*)(const rwstress_kernel_host*);
-  if (auto attach = reinterpret_cast<AttachFn>(dlsym(handle, "rwstress_kernel_attach_v1")))
+  if (auto attach = reinterpret_cast<AttachFn>(dlsym(handle, "rwstress_kernel_attach_v1"))) {
     attach(&kernel_host());
+    if (kernel_layer) *kernel_layer = true;
+  }
   using EntryFn = const rwstress_lock_ops* const* (*)();
   auto entry = reinterpret_cast<EntryFn>(dlsym(handle, "rwstress_plugin_v1"));
   if (!entry) {
@@ -172,9 +201,10 @@ std::string load_plugin(const std::string& path) {
     if (trial.text.size() > 8) return bad(trial.text.substr(8));
   }
   std::vector<const rwstress_lock_ops*> ops;
-  if (std::string why = open_and_check(path, &ops); !why.empty()) return bad(why);
+  bool kernel_layer = false;
+  if (std::string why = open_and_check(path, &ops, &kernel_layer); !why.empty()) return bad(why);
   const std::string& origin = origins().emplace_back(fmt::format("plugin {}", path));
-  for (const rwstress_lock_ops* o : ops) add_lock(plugin_entry(*o, origin));
+  for (const rwstress_lock_ops* o : ops) add_lock(plugin_entry(*o, origin, kernel_layer));
   return "";
 }
 

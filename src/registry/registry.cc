@@ -64,7 +64,7 @@ constexpr LockEntry kLocks[] = {
                               "together (as Linux 3.10)"),
     rwlock<RwsemSpinlock<>>("generic-spin", Fairness::kTaskFair,
                             "Linux 2.4.4-pre4 lib/rwsem-spinlock.c, David Howells"),
-    rwlock<LinuxRwsem<>>("linux-rwsem", Fairness::kUnfair,
+    rwlock<LinuxRwsem<>>("linux-rwsem", Fairness::kHandoff,
                          "Linux 6.1 kernel/locking/rwsem.c: WRITER_LOCKED/WAITERS/HANDOFF, OSQ "
                          "optimistic spinning, reader stealing (knobs: --rwsem-*)"),
     rwlock<QRwlock<>>("qrwlock", Fairness::kTaskFair,
@@ -157,6 +157,9 @@ constexpr LockEntry kLocks[] = {
                             "downgrade_write lets a writer in", true),
     rwlock<BustedUnfairClaimsFair>("busted-unfair-claims-fair", Fairness::kTaskFair,
                                "reader-preference lock that declares itself task-fair", true),
+    rwlock<BustedRwsemHandoff<>>("busted-rwsem-handoff", Fairness::kHandoff,
+                                 "linux-rwsem whose readers steal past HANDOFF and other readers",
+                                 true),
     mutex<BustedRacyTas>("busted-racy-tas", Fairness::kUnfair, "non-atomic test-and-set", true),
     mutex<BustedLyingTrylock>("busted-lying-trylock", Fairness::kUnfair,
                               "trylock reports success while the lock is held", true),

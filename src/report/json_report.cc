@@ -196,7 +196,7 @@ RunResult run_from(const nlohmann::json& j) {
   }
   r.lock = j.at("lock");
   r.family = enum_named<Family, 3>(j.at("family"), family_name, "family");
-  r.fairness = enum_named<Fairness, 5>(j.at("fairness"), fairness_name, "fairness");
+  r.fairness = enum_named<Fairness, kFairnessCount>(j.at("fairness"), fairness_name, "fairness");
   r.readers = j.at("readers");
   r.writers = j.at("writers");
   r.count = j.at("count");

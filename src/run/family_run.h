@@ -300,8 +300,8 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   result.lock = std::string(meta.name);
   result.family = meta.family;
   result.fairness = meta.fairness;
-  if constexpr (requires { Lock::fifo_with(sc.tuning); }) {
-    if (!Lock::fifo_with(sc.tuning)) result.fairness = Fairness::kUnfair;  // a knob made it so
+  if constexpr (requires { Lock::keeps_fairness_with(sc.tuning); }) {
+    if (!Lock::keeps_fairness_with(sc.tuning)) result.fairness = Fairness::kUnfair;  // a knob made it so
   }
   result.readers = sc.readers;
   result.writers = sc.writers;

@@ -27,7 +27,7 @@ __attribute__((constructor)) static void bad_ctor(void) { *nowhere = 1; }
 __attribute__((constructor)) static void bad_ctor(void) { exit(0); }
 #endif
 
-static const struct rwstress_lock_ops ops = {
+__attribute__((unused)) static const struct rwstress_lock_ops ops = {
 #ifdef BAD_ABI
     .abi = RWSTRESS_PLUGIN_ABI + 1,
 #else
@@ -61,6 +61,12 @@ static const struct rwstress_lock_ops ops = {
 #endif
     .lock_shared = nop,
     .unlock_shared = nop,
+#ifdef BAD_FAIRNESS
+    .fairness = (enum rwstress_fairness)9,
+#endif
+#ifdef BAD_FLAGS
+    .flags = 0x80,
+#endif
 };
 
 #ifdef BAD_NO_SYMBOL

@@ -27,7 +27,18 @@
  *   kcheck-signal             sleeps killably before each lock; under the
  *                             signal injector asserts that the signal cut
  *                             that sleep short and does not cut short an
- *                             uninterruptible one; must PASS */
+ *                             uninterruptible one; must PASS
+ *   kcheck-rcu                before each lock, either reads the current
+ *                             version of an RCU-published record inside a
+ *                             preempt_disable() section, lingers, and
+ *                             asserts it was not retired meanwhile; or (one
+ *                             thread at a time) publishes a new version and
+ *                             retires the old one after synchronize_rcu(),
+ *                             or from a call_rcu() callback: a grace period
+ *                             that did not wait for the reader fires the
+ *                             WARN_ON; must PASS
+ *   kcheck-sleep-in-rcu       schedule_timeout() inside preempt_disable():
+ *                             the layer's schedule() warns */
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
@@ -215,6 +226,73 @@ static void signal_lock(struct kcheck *k)
 	raw_spin_lock(&k->outer);
 }
 
+/* RCU-published versions, from a pool: a version is reused only long after
+ * its grace period, and never while its retiring callback is pending. */
+struct kversion {
+	int retired;
+	int callback_pending;
+	struct rcu_head rh;
+};
+static struct kversion kcheck_versions[64];
+static struct kversion *kcheck_current = &kcheck_versions[0];
+static unsigned kcheck_generation;
+static int kcheck_updating;
+static __thread unsigned kcheck_turn;
+
+static void retire_version(struct rcu_head *rh)
+{
+	struct kversion *v = container_of(rh, struct kversion, rh);
+
+	WRITE_ONCE(v->retired, 1);
+	smp_store_release(&v->callback_pending, 0);
+}
+
+static void rcu_check(void)
+{
+	if (++kcheck_turn % 4 == 0 && !xchg(&kcheck_updating, 1)) {
+		struct kversion *old = kcheck_current;
+		struct kversion *next = &kcheck_versions[++kcheck_generation % 64];
+
+		if (smp_load_acquire(&next->callback_pending))
+			rcu_barrier();
+		WRITE_ONCE(next->retired, 0);
+		rcu_assign_pointer(kcheck_current, next);
+		if (kcheck_generation % 2) {
+			synchronize_rcu();
+			WRITE_ONCE(old->retired, 1);
+		} else {
+			old->callback_pending = 1;
+			call_rcu(&old->rh, retire_version);
+		}
+		smp_store_release(&kcheck_updating, 0);
+		return;
+	}
+	preempt_disable();
+	{
+		struct kversion *v = rcu_dereference(kcheck_current);
+		int i;
+
+		for (i = 0; i < 2000; i++)
+			cpu_relax();
+		WARN_ON(READ_ONCE(v->retired));
+	}
+	preempt_enable();
+}
+
+static void rcu_lock(struct kcheck *k)
+{
+	rcu_check();
+	raw_spin_lock(&k->outer);
+}
+
+static void sleep_in_rcu_lock(struct kcheck *k)
+{
+	preempt_disable();
+	schedule_timeout_uninterruptible(1);
+	preempt_enable();
+	raw_spin_lock(&k->outer);
+}
+
 RWSTRESS_KERNEL_MUTEX_OPS(sleep_ops, "kcheck-sleep-in-spin", struct kcheck, kcheck_init,
 			  sleep_in_spin_lock, kcheck_unlock, kcheck_trylock);
 RWSTRESS_KERNEL_MUTEX_OPS(lockdep_ops, "kcheck-lockdep", struct kcheck, kcheck_init,
@@ -237,6 +315,10 @@ RWSTRESS_KERNEL_MUTEX_OPS(resched_ops, "kcheck-resched", struct kcheck, kcheck_i
 			  kcheck_unlock, NULL);
 RWSTRESS_KERNEL_MUTEX_OPS(signal_ops, "kcheck-signal", struct kcheck, kcheck_init, signal_lock,
 			  kcheck_unlock, NULL);
+RWSTRESS_KERNEL_MUTEX_OPS(rcu_ops, "kcheck-rcu", struct kcheck, kcheck_init, rcu_lock,
+			  kcheck_unlock, NULL);
+RWSTRESS_KERNEL_MUTEX_OPS(sleep_in_rcu_ops, "kcheck-sleep-in-rcu", struct kcheck, kcheck_init,
+			  sleep_in_rcu_lock, kcheck_unlock, NULL);
 RWSTRESS_KERNEL_PLUGIN(&sleep_ops, &lockdep_ops, &warn_on_ops, &wrong_owner_ops, &clean_ops,
 		       &bitlock_ops, &wake_state_ops, &percpu_ops, &soft_lockup_ops, &resched_ops,
-		       &signal_ops)
+		       &signal_ops, &rcu_ops, &sleep_in_rcu_ops)

@@ -10,7 +10,11 @@
  * down_read_interruptible by turns): with the signal injector
  * (signal@before-sleep) the wait bails out with -EINTR through the file's
  * own out_nolock path, and the thread, having handled its signal, tries
- * again. Any other return is a lock warning. */
+ * again. Any other return is a lock warning.
+ *
+ * Declared hand-off: readers and writers steal, but a waiter that has
+ * waited RWSEM_WAIT_TIMEOUT sets RWSEM_FLAG_HANDOFF and is given the lock
+ * once the holders inside leave (docs/checkers.md). */
 #include <linux/rwsem.h>
 
 #include "glue.h"
@@ -37,5 +41,6 @@ static void glue_down_read(struct rw_semaphore *sem) {
 
 RWSTRESS_KERNEL_RWSEM_OPS(upstream_rwsem, UPSTREAM_RWSEM_NAME, struct rw_semaphore, rwsem_init,
                           glue_down_read, up_read, glue_down_write, up_write, down_read_trylock,
-                          down_write_trylock, downgrade_write);
+                          down_write_trylock, downgrade_write,
+                          .fairness = RWSTRESS_FAIRNESS_HANDOFF);
 RWSTRESS_KERNEL_PLUGIN(&upstream_rwsem)

@@ -4,7 +4,10 @@
  * plugin. One down in four of each thread is down_killable or
  * down_interruptible by turns: with the signal injector
  * (signal@before-sleep) the wait bails out with -EINTR, and the thread,
- * having handled its signal, tries again. */
+ * having handled its signal, tries again.
+ *
+ * Declared task-fair: down() takes the count only while nobody waits, and
+ * up() hands it to the first waiter in the FIFO list. */
 #include <linux/semaphore.h>
 
 #include "glue.h"
@@ -14,5 +17,6 @@ static void glue_down(struct semaphore *sem) {
 }
 
 RWSTRESS_KERNEL_SEMAPHORE_OPS(upstream_semaphore, GLUE_NAME("semaphore"), struct semaphore,
-                              sema_init, glue_down, up, down_trylock);
+                              sema_init, glue_down, up, down_trylock,
+                              .fairness = RWSTRESS_FAIRNESS_TASK_FAIR);
 RWSTRESS_KERNEL_PLUGIN(&upstream_semaphore)

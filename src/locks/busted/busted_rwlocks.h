@@ -8,6 +8,7 @@
 
 #include "locks/futex.h"
 #include "locks/hooks.h"
+#include "locks/rwlock/rwsem_linux.h"
 #include "locks/spin_wait.h"
 
 namespace rwstress {
@@ -148,5 +149,17 @@ class BustedUnfairClaimsFair {
   std::atomic<std::uint32_t> word_{0};
   std::atomic<std::uint32_t> wake_seq_{0};
 };
+
+// busted-rwsem-handoff: linux-rwsem whose reader lock stealing lets a
+// reader in whenever no writer holds the lock: past a waiter that holds
+// HANDOFF, and past other readers (the kernel steals only as the sole
+// reader, and never under HANDOFF). A stream of overlapping readers then
+// keeps the count above zero for as long as it lasts, and a queued writer
+// waits through it: the starvation the hand-off bit exists to end (the
+// kernel's "locking/rwsem: Prevent potential lock starvation", 2019, fixed
+// reader optimistic spinning that did the same). Safe, and unfair only in
+// waiting: a hand-off lock's bounded-wait judgment is what catches it.
+template <class Hooks = NoHooks>
+using BustedRwsemHandoff = LinuxRwsem<Hooks, true>;
 
 }  // namespace rwstress

@@ -33,7 +33,8 @@
 // which userspace cannot see; here the spinner gives up after
 // tuning.spin_limit turns with the same owner (--spin-limit), as it does
 // when the owner is preempted.
-// Fairness: unfair (stealing) with bounded waiting when hand-off is on.
+// Fairness: hand-off (stealing, with every wait bounded) while hand-off is
+// on; --rwsem-handoff off makes it unfair.
 #pragma once
 
 #include <algorithm>
@@ -55,11 +56,12 @@ struct LinuxRwsemWaiter : RwsemWaiter {
   bool handoff_set = false;
 };
 
-template <class Hooks = NoHooks>
+// kBrokenSteal: the busted zoo's busted-rwsem-handoff (busted_rwlocks.h).
+template <class Hooks = NoHooks, bool kBrokenSteal = false>
 class LinuxRwsem {
  public:
   template <class H>
-  using WithHooks = LinuxRwsem<H>;  // the same lock over other hooks
+  using WithHooks = LinuxRwsem<H, kBrokenSteal>;  // the same lock over other hooks
   static constexpr long kWriterLocked = 1L << 0;
   static constexpr long kWaiters = 1L << 1;
   static constexpr long kHandoff = 1L << 2;
@@ -71,6 +73,9 @@ class LinuxRwsem {
 
   LinuxRwsem() = default;
   explicit LinuxRwsem(const LockTuning& t) : tuning_(t) {}
+  // Whether the hand-off class still holds under these knobs (else the
+  // harness judges it as an unfair lock).
+  static constexpr bool keeps_fairness_with(const LockTuning& t) noexcept { return t.handoff != 0; }
 
   void down_read() noexcept {
     long c = count_.fetch_add(kReaderBias, std::memory_order_acquire);
@@ -217,8 +222,10 @@ class LinuxRwsem {
     // share it. As in the kernel, no stealing from other readers (count of
     // readers > 1): a constant stream of readers would keep a sleeping
     // writer from ever being woken to ask for the hand-off.
-    if (tuning_.reader_steal && !(c & (kWriterLocked | kHandoff)) &&
-        (c & kReaderMask) == kReaderBias) {
+    const bool may_steal = kBrokenSteal ? !(c & kWriterLocked)
+                                        : !(c & (kWriterLocked | kHandoff)) &&
+                                              (c & kReaderMask) == kReaderBias;
+    if (tuning_.reader_steal && may_steal) {
       if (c & kWaiters) wake(WakeType::kReadOwned);
       return;
     }

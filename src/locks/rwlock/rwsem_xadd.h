@@ -60,8 +60,8 @@ class RwsemXadd {
     original_retry_ = t.xadd_original_retry;
   }
   // Whether it is still FIFO under these knobs (the harness then judges
-  // starvation as for a task-fair lock).
-  static constexpr bool fifo_with(const LockTuning& t) noexcept {
+  // starvation as for a task-fair lock; else as for an unfair one).
+  static constexpr bool keeps_fairness_with(const LockTuning& t) noexcept {
     return !kUnfairWake && !t.xadd_unfair_wake;
   }
 

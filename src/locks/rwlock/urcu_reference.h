@@ -14,6 +14,8 @@
 
 #include <urcu/urcu-memb.h>
 
+#include "locks/urcu_thread.h"
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -93,13 +95,7 @@ class UrcuReference {
   }
 
   // Every thread that enters a read-side section must be registered.
-  static void register_this_thread() {
-    struct Registration {
-      Registration() { urcu_memb_register_thread(); }
-      ~Registration() { urcu_memb_unregister_thread(); }
-    };
-    static thread_local Registration r;
-  }
+  static void register_this_thread() { urcu_register_this_thread(); }
 
   std::atomic<RcuVersion*> current_;
   std::mutex writer_mutex_;

@@ -1,2 +1,34 @@
-/* The kernel-compat layer's <asm/cmpxchg.h>: everything is in <rwstress/kernel.h>. */
+/* The kernel-compat layer's <asm/cmpxchg.h>: xchg and cmpxchg on plain variables.
+ * Part of <rwstress/kernel.h>, which includes it where it belongs: the
+ * layer first, then this part. */
 #include <rwstress/kernel.h>
+#ifndef RWSTRESS_LAYER_ASM_CMPXCHG_H
+#define RWSTRESS_LAYER_ASM_CMPXCHG_H
+
+/* ---- xchg / cmpxchg on plain variables ---------------------------------- */
+
+#define __rwsk_xchg(p, v, mo) __atomic_exchange_n((p), (v), (mo))
+#define xchg(p, v) __rwsk_xchg(p, v, __ATOMIC_SEQ_CST)
+#define xchg_acquire(p, v) __rwsk_xchg(p, v, __ATOMIC_ACQUIRE)
+#define xchg_release(p, v) __rwsk_xchg(p, v, __ATOMIC_RELEASE)
+#define xchg_relaxed(p, v) __rwsk_xchg(p, v, __ATOMIC_RELAXED)
+
+#define __rwsk_cmpxchg(p, o, n, mo, fmo)                                         \
+  ({                                                                             \
+    __typeof__(*(p)) __rwsk_old = (o);                                           \
+    __atomic_compare_exchange_n((p), &__rwsk_old, (n), 0, (mo), (fmo));          \
+    __rwsk_old;                                                                  \
+  })
+#define cmpxchg(p, o, n) __rwsk_cmpxchg(p, o, n, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+#define cmpxchg_acquire(p, o, n) __rwsk_cmpxchg(p, o, n, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)
+#define cmpxchg_release(p, o, n) __rwsk_cmpxchg(p, o, n, __ATOMIC_RELEASE, __ATOMIC_RELAXED)
+#define cmpxchg_relaxed(p, o, n) __rwsk_cmpxchg(p, o, n, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+
+#define __rwsk_try_cmpxchg(p, po, n, mo, fmo) \
+  __atomic_compare_exchange_n((p), (po), (n), 0, (mo), (fmo))
+#define try_cmpxchg(p, po, n) __rwsk_try_cmpxchg(p, po, n, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
+#define try_cmpxchg_acquire(p, po, n) __rwsk_try_cmpxchg(p, po, n, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)
+#define try_cmpxchg_release(p, po, n) __rwsk_try_cmpxchg(p, po, n, __ATOMIC_RELEASE, __ATOMIC_RELAXED)
+#define try_cmpxchg_relaxed(p, po, n) __rwsk_try_cmpxchg(p, po, n, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
+
+#endif /* RWSTRESS_LAYER_ASM_CMPXCHG_H */
