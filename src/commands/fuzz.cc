@@ -312,11 +312,22 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
   const LockMeta& meta = *cfg.locks[rng() % cfg.locks.size()];
   t.lock = std::string(meta.name);
   a.insert(a.end(), {"--lock", t.lock});
+  // A hand-off rwlock's promise is about a writer waiting among readers
+  // that keep the lock busy: half its trials have overlapping readers (at
+  // least four, a long read section, little time between acquisitions) and
+  // a writer. Only such a lock draws
+  // for it, so the other locks' trials stay what they were.
+  bool overlap = false;
   switch (meta.family) {
     case Family::kRwlock: {
       int readers = pick(rng, {0, 1, 2, 3, 4, 6, 8});
       int writers = pick(rng, {0, 1, 1, 2, 3, 4});
       if (readers + writers == 0) writers = 1;
+      if (meta.fairness == Fairness::kHandoff && rng() % 2 == 0) {
+        overlap = true;
+        readers = std::max(readers, 4);
+        writers = std::max(writers, 1);
+      }
       a.insert(a.end(), {"--readers", std::to_string(readers), "--writers", std::to_string(writers)});
       break;
     }
@@ -352,9 +363,11 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
   // Drawn for every lock so that the draws after it stay the same, given
   // only to a lock with readers (elsewhere it is noise the shrinker must
   // spend steps removing).
-  const std::uint64_t cs_read = loops(rng);
+  const std::uint64_t cs_read = overlap ? std::max<std::uint64_t>(loops(rng), 20000) : loops(rng);
   if (meta.family == Family::kRwlock) a.insert(a.end(), {"--cs-read", std::to_string(cs_read)});
-  a.insert(a.end(), {"--cs-write", std::to_string(loops(rng)), "--delay", std::to_string(loops(rng))});
+  const std::uint64_t cs_write = loops(rng), delay = loops(rng);
+  a.insert(a.end(), {"--cs-write", std::to_string(cs_write), "--delay",
+                     std::to_string(overlap ? std::min<std::uint64_t>(delay, 100) : delay)});
   a.insert(a.end(), {"--try-every", std::to_string(pick(rng, {2, 4, 16, 16, 64}))});
   // The knobs this lock reads, each changed a third of the time: a choice
   // knob to any of its words, a number knob log-uniform up to 8x its default.
