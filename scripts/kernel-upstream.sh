@@ -146,7 +146,20 @@ check_command() {
     failed=1
     return
   fi
-  vtime=20s expect 5 "readers stealing past HANDOFF (STARVED)" --source "$tree" --patch "$out/steal.patch"
+  # A run on a machine busy with other programs (meson runs tests two at a
+  # time) is reported but not judged, and passes: up to three tries.
+  local try
+  for try in 1 2 3; do
+    rc=0
+    "$bin" kernel --files rwsem --time 20s --cache "$kc" --source "$tree" --patch "$out/steal.patch" \
+      >"$out/kernel.out" 2>&1 || rc=$?
+    [ $rc = 0 ] || break
+  done
+  if [ $rc != 5 ]; then
+    tail -20 "$out/kernel.out"
+    echo "kernel-upstream: rwstress kernel gave readers stealing past HANDOFF exit $rc in $try tries, not 5 (STARVED)"
+    failed=1
+  fi
   sed 's/^\tif (!(\*cntp & RWSEM_READ_FAILED_MASK)) {$/\tif (no_such_identifier) {/' \
     "$tree/kernel/locking/rwsem.c" >"$out/pt/b/kernel/locking/rwsem.c"
   (cd "$out/pt" && diff -u a/kernel/locking/rwsem.c b/kernel/locking/rwsem.c >"$out/build.patch") || true

@@ -96,12 +96,19 @@ BOOST_AUTO_TEST_CASE(declared_fairness_is_judged_and_an_abi1_table_reads_as_abi1
   ProcessResult old = run_rwstress(p + " --lock abi1-mutex --threads 3 --duration 300ms");
   BOOST_TEST(old.exit_code == 0, old.out + old.err);
   // A waiting writer among readers that keep overlapping waits as long as
-  // they come: a hand-off lock's promise broken, named with the wait.
-  ProcessResult pref = run_rwstress(p + " --lock pref-claims-handoff --readers 4 --writers 1 "
-                                        "--cs-read 20000 --duration 3s");
-  BOOST_TEST(pref.exit_code == 5, pref.out + pref.err);
-  BOOST_TEST(pref.out.find("a hand-off lock promises every waiter the lock within its bound") !=
-                 std::string::npos, pref.out);
+  // they come: a hand-off lock's promise broken, named with the wait. On a
+  // machine busy with other programs (meson runs two tests at once) the
+  // wait is reported but not judged: tried up to three times for a run the
+  // machine let it judge, and a run that was not judged must say so.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    ProcessResult pref = run_rwstress(p + " --lock pref-claims-handoff --readers 4 --writers 1 "
+                                          "--cs-read 20000 --duration 3s");
+    BOOST_TEST(pref.out.find("a hand-off lock promises every waiter the lock within its bound") !=
+                   std::string::npos, pref.out);
+    if (pref.exit_code == 5) break;
+    BOOST_TEST(pref.exit_code == 0, pref.out + pref.err);
+    BOOST_TEST(pref.out.find("not judged: other programs had") != std::string::npos, pref.out);
+  }
   // A FIFO lock keeps the promise.
   ProcessResult fifo = run_rwstress(p + " --lock ticket-handoff --threads 2 --duration 2s");
   BOOST_TEST(fifo.exit_code == 0, fifo.out + fifo.err);

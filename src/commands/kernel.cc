@@ -413,12 +413,14 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
   }
 
   out.print("");
-  out.print(fmt::format("{:<16} {:<32} {:<23} {:<8} {}", "LOCK", "FILES", "CONFIG", "VERDICT",
-                        "PLUGIN (run it with --plugin)"));
+  std::size_t lock_width = 16;  // k6.18-percpu-rwsem is wider
+  for (const Row& r : rows) lock_width = std::max(lock_width, r.lock.size());
+  out.print(fmt::format("{:<{}} {:<32} {:<23} {:<8} {}", "LOCK", lock_width, "FILES", "CONFIG",
+                        "VERDICT", "PLUGIN (run it with --plugin)"));
   int worst = 0, code = 0;
   for (const Row& r : rows) {
-    out.print(fmt::format("{:<16} {:<32} {:<23} {:<8} {}", r.lock, r.files, r.config, r.verdict,
-                          r.plugin));
+    out.print(fmt::format("{:<{}} {:<32} {:<23} {:<8} {}", r.lock, lock_width, r.files, r.config,
+                          r.verdict, r.plugin));
     if (!r.note.empty()) out.print("    " + r.note);
     if (r.rank > worst || (r.rank == worst && r.code != 0 && code == 0)) worst = r.rank, code = r.code;
   }
