@@ -50,11 +50,13 @@ unsigned flags_declared(const rwstress_lock_ops& ops) { return ops.abi < 2 ? 0 :
 
 constexpr unsigned kKnownFlags = RWSTRESS_LOCK_SPINS;
 
+// The entries are made unfair; plugin_entry then sets what the table declares.
+constexpr Fairness kUntil = Fairness::kUnfair;
+
 template <bool kTry, bool kTryShared>
 LockEntry rwlock_with_downgrade(const rwstress_lock_ops& ops, std::string_view origin) {
-  const Fairness f = *fairness_declared(ops);
-  return ops.downgrade ? rwlock<PluginRwlock<kTry, kTryShared, true>>(ops.name, f, origin)
-                       : rwlock<PluginRwlock<kTry, kTryShared, false>>(ops.name, f, origin);
+  return ops.downgrade ? rwlock<PluginRwlock<kTry, kTryShared, true>>(ops.name, kUntil, origin)
+                       : rwlock<PluginRwlock<kTry, kTryShared, false>>(ops.name, kUntil, origin);
 }
 
 template <bool kTry>
@@ -66,21 +68,21 @@ LockEntry rwlock_with_try_shared(const rwstress_lock_ops& ops, std::string_view 
 // The instantiation whose capabilities are the plugin's optional ops.
 LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin, bool kernel_layer) {
   LockEntry e;
-  const Fairness f = *fairness_declared(ops);
   switch (ops.family) {
     case RWSTRESS_FAMILY_RWLOCK:
       e = ops.try_lock ? rwlock_with_try_shared<true>(ops, origin)
                        : rwlock_with_try_shared<false>(ops, origin);
       break;
     case RWSTRESS_FAMILY_MUTEX:
-      e = ops.try_lock ? mutex<PluginMutex<true>>(ops.name, f, origin)
-                       : mutex<PluginMutex<false>>(ops.name, f, origin);
+      e = ops.try_lock ? mutex<PluginMutex<true>>(ops.name, kUntil, origin)
+                       : mutex<PluginMutex<false>>(ops.name, kUntil, origin);
       break;
     case RWSTRESS_FAMILY_SEMAPHORE:
-      e = ops.try_lock ? semaphore<PluginSemaphore<true>>(ops.name, f, origin)
-                       : semaphore<PluginSemaphore<false>>(ops.name, f, origin);
+      e = ops.try_lock ? semaphore<PluginSemaphore<true>>(ops.name, kUntil, origin)
+                       : semaphore<PluginSemaphore<false>>(ops.name, kUntil, origin);
       break;
   }
+  e.meta.fairness = *fairness_declared(ops);  // check_ops refused an unknown one
   e.meta.caps.spins = flags_declared(ops) & RWSTRESS_LOCK_SPINS;
   e.meta.plugin = &ops;
   e.meta.kernel_layer = kernel_layer;
