@@ -75,15 +75,19 @@ check_tree() {
   build "$tree" "$out/mutex-spin.so" "mutex.c + osq_lock.c (CONFIG_MUTEX_SPIN_ON_OWNER)" \
     "${v[@]}" -DCONFIG_MUTEX_SPIN_ON_OWNER=1 "$locking/mutex.c" "$locking/osq_lock.c" \
     "$here/share/rwstress/kernel-glue/upstream_mutex.c" || ok=0
+  build "$tree" "$out/ww-mutex-spin.so" "mutex.c + osq_lock.c, its ww_mutex entry points" \
+    "${v[@]}" -DCONFIG_MUTEX_SPIN_ON_OWNER=1 "$locking/mutex.c" "$locking/osq_lock.c" \
+    "$here/share/rwstress/kernel-glue/upstream_ww_mutex.c" || ok=0
   if [ $ok = 0 ]; then
     failed=1
     return
   fi
   local plugins=(--plugin "$out/semaphore.so" --plugin "$out/qrwlock.so" --plugin "$out/rwsem.so"
                  --plugin "$out/rwsem-spin.so" --plugin "$out/mutex.so" --plugin "$out/mutex-spin.so"
-                 --plugin "$out/percpu-rwsem.so")
+                 --plugin "$out/percpu-rwsem.so" --plugin "$out/ww-mutex-spin.so")
   local locks=upstream-semaphore,upstream-qrwlock,upstream-qspinlock,upstream-rwsem,upstream-rwsem-spin
   locks+=,upstream-mutex,upstream-mutex-spin,upstream-percpu-rwsem
+  locks+=,upstream-ww-mutex-spin,upstream-wd-mutex-spin
   if ! "$bin" "${plugins[@]}" --lock "$locks" --readers 4 --writers 2 --duration 1s; then
     echo "kernel-upstream: $name: the main run did not pass"
     failed=1
@@ -95,7 +99,7 @@ check_tree() {
     failed=1
     return
   fi
-  echo "kernel-upstream: $name: semaphore.c, qrwlock.c, qspinlock.c, rwsem.c and mutex.c (spinning on and off), percpu-rwsem.c compiled unchanged and passed"
+  echo "kernel-upstream: $name: semaphore.c, qrwlock.c, qspinlock.c, rwsem.c and mutex.c (spinning on and off; mutex.c's ww_mutex too), percpu-rwsem.c compiled unchanged and passed"
 }
 
 # rwstress kernel on TREE, end to end: a verdict from the tree; the same

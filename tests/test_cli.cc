@@ -136,6 +136,22 @@ BOOST_AUTO_TEST_CASE(try_every_is_a_power_of_two_and_is_replayed) {
     BOOST_TEST(one_line_error(parse({"--lock", "xadd", "--try-every", bad})), bad);
 }
 
+// --killable-every: only a lock with killable entry points reads it (a
+// kernel-compat plugin that declares RWSTRESS_LOCK_KILLABLE; test_plugins
+// runs one); no in-tree lock does, so it is refused with one line.
+BOOST_AUTO_TEST_CASE(killable_every_is_refused_where_no_lock_reads_it) {
+  CliOutcome o = parse({"--lock", "linux-rwsem", "--killable-every", "2"});
+  BOOST_TEST(o.exit_code == 2);
+  BOOST_TEST(one_line_error(o));
+  BOOST_TEST(o.output.find("--killable-every is read by locks with killable") != std::string::npos, o.output);
+  for (const char* bad : {"-1", "x", "1.5", "65537"})
+    BOOST_TEST(one_line_error(parse({"--lock", "linux-rwsem", "--killable-every", bad})), bad);
+  CliOutcome d = parse({"--lock", "xadd"});
+  BOOST_REQUIRE(d.action == CliAction::kRun);
+  BOOST_TEST(d.config.scenario_for(*d.config.locks[0]).killable_every == 4);
+  BOOST_TEST(d.config.describe({}).find("--killable-every") == std::string::npos);
+}
+
 // The replay line quotes a --plugin path the shell would split or expand.
 BOOST_AUTO_TEST_CASE(replay_words_are_quoted_where_the_shell_needs_it) {
   BOOST_TEST(shell_word("build/plugins/plain_locks.so") == "build/plugins/plain_locks.so");
@@ -555,8 +571,12 @@ BOOST_AUTO_TEST_CASE(validate_battery_specs_parse) {
         BOOST_TEST(rwstress::parse_inject_spec(text, &err).has_value(), text << ": " << err);
       }
     }
-    BOOST_TEST(injected == 16);
-    BOOST_TEST(combined == 6);  // conditions at once, as kernel lock bugs need them
+    BOOST_TEST(injected == (f == Family::kRwlock ? 19 : 18));
+    BOOST_TEST(combined == 8);  // conditions at once, as kernel lock bugs need them
+    // The killed-waiter combinations make every acquisition killable.
+    BOOST_TEST(std::count_if(battery.begin(), battery.end(), [](const auto& v) {
+                 return v.killable_every == 1;
+               }) == 2);
   }
 }
 

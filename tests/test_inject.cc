@@ -192,6 +192,18 @@ BOOST_AUTO_TEST_CASE(point_injectors_fire_in_the_loop_and_inside_the_lock) {
   BOOST_TEST(r.schedule_digest != 0u);
 }
 
+// wait-unlock: the internal spin lock of a sleeping in-tree lock fires it
+// each time it is dropped; a lock without one (a ticket spinlock) never.
+BOOST_AUTO_TEST_CASE(wait_unlock_fires_where_a_wait_list_lock_is_dropped) {
+  InjectionPlan plan;
+  RunResult r = injected_run("linux-rwsem", {"delay@wait-unlock:p=0.1,fixed(1us)"}, 3, 2, 300ms, plan);
+  BOOST_TEST(r.violation_count == 0u);
+  BOOST_TEST(fired(r, "wait-unlock") > 0u);
+  InjectionPlan plan2;
+  RunResult t = injected_run("ticket", {"delay@wait-unlock:p=1,fixed(1us)"}, 0, 3, 200ms, plan2);
+  BOOST_TEST(fired(t, "wait-unlock") == 0u);
+}
+
 // The futex wrapper's spurious returns: correct sleeping locks tolerate
 // them; the waiter that takes one as a grant is caught.
 BOOST_AUTO_TEST_CASE(spurious_wakes_are_tolerated_by_correct_locks_and_catch_a_bad_waiter) {

@@ -165,7 +165,7 @@ BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
 BOOST_AUTO_TEST_CASE(validate_passes_correct_locks_and_catches_broken_ones) {
   ProcessResult ok = run_rwstress("validate --lock xadd --time 5s");
   BOOST_TEST(ok.exit_code == 0, ok.out + ok.err);
-  BOOST_TEST(ok.out.find("validate xadd: all 36 scenarios PASS") != std::string::npos, ok.out);
+  BOOST_TEST(ok.out.find("validate xadd: all 39 scenarios PASS") != std::string::npos, ok.out);
   for (const char* row : {"inject before-sleep", "trylock+downgrade heavy", "1 CPU", "scatter placement"})
     BOOST_TEST(ok.out.find(row) != std::string::npos, row);
 
@@ -277,6 +277,32 @@ BOOST_AUTO_TEST_CASE(kernel_layer_checks_fire_on_the_rule_broken_and_stay_quiet_
   BOOST_TEST(obeys.exit_code == 0, obeys.out + obeys.err);
   BOOST_TEST(obeys.out.find("resched@need-resched:p=1 at need-resched: fired") != std::string::npos,
              obeys.out);
+}
+
+// A killed task goes away (the host's killed()) until the others make
+// progress: a bail-out path that drops the wake-up the unlock gave it
+// leaves the lock free and the other thread asleep, a HANG, where the
+// killed task's own immediate retry used to heal it (measured: 3 of 3 runs
+// PASSed so). The correct bail-out passes the same schedule; with
+// --killable-every 0 no acquisition is killable and the broken one passes
+// too; validate's battery catches it with its default settings.
+BOOST_AUTO_TEST_CASE(a_killed_waiter_that_drops_its_wake_up_hangs_the_others) {
+  const std::string p = "--plugin " + plugin("kernel_checks");
+  const std::string schedule =
+      " --threads 2 --duration 1s --watchdog 1s --inject signal:p=0.5"
+      " --inject 'delay@after-wake:p=1,fixed(500us)'";
+  ProcessResult broken = run_rwstress(p + " --lock kcheck-eintr-nowake --killable-every 1" + schedule);
+  BOOST_TEST(broken.exit_code == 3, broken.out + broken.err);  // HANG
+  BOOST_TEST(broken.out.find("away (killed in its acquisition") != std::string::npos, broken.out);
+  ProcessResult correct = run_rwstress(p + " --lock kcheck-eintr --killable-every 1" + schedule);
+  BOOST_TEST(correct.exit_code == 0, correct.out + correct.err);
+  ProcessResult never = run_rwstress(p + " --lock kcheck-eintr-nowake --killable-every 0" + schedule);
+  BOOST_TEST(never.exit_code == 0, never.out + never.err);
+  BOOST_TEST(never.out.find("--killable-every 0") != std::string::npos, never.out);
+  ProcessResult v = run_rwstress(p + " validate --lock kcheck-eintr,kcheck-eintr-nowake --time 15s --watchdog 2s");
+  BOOST_TEST(v.exit_code == 3, v.out + v.err);
+  BOOST_TEST(v.out.find("validate kcheck-eintr: all") != std::string::npos, v.out);
+  BOOST_TEST(v.out.find("combo killed after wake      HANG") != std::string::npos, v.out);
 }
 
 BOOST_AUTO_TEST_CASE(validate_passes_the_kernel_style_examples) {

@@ -48,7 +48,8 @@
  * - Injection points: set_current_state(sleeping) = after-enqueue,
  *   schedule() = before-sleep and after-wake (and spurious-wake),
  *   wake_up_process() = before-wake, wake_q_add() = mid-release,
- *   cpu_relax() and spin-lock slow paths = spin.
+ *   raw_spin_unlock() = wait-unlock, percpu_down_read()'s fast path =
+ *   fast-path, cpu_relax() and spin-lock slow paths = spin.
  *
  * Where things are: as in the kernel's tree, under rwstress/kernel-compat/.
  * This file keeps the compiler macros, the types, the warnings and the

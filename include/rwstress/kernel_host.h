@@ -19,8 +19,10 @@ extern "C" {
  * table cpus_in_use and resched_check. A plugin built for 1 reads a prefix
  * of each and keeps working; one built for 2 refuses an older host when it
  * is loaded: it says why in one line, and rwstress refuses the plugin.
- * 3: the host table gained RCU (rcu_read_lock ... rcu_barrier). */
-#define RWSTRESS_KERNEL_HOST_ABI 3
+ * 3: the host table gained RCU (rcu_read_lock ... rcu_barrier).
+ * 4: the host table gained acquire_kind and killed (the run's share of
+ * killable acquisitions, and a killed task that goes away). */
+#define RWSTRESS_KERNEL_HOST_ABI 4
 
 /* The "CPUs" of the layer are thread slots: each thread that calls into
  * the layer gets the lowest free slot for as long as it lives, so that
@@ -35,7 +37,9 @@ enum rwstress_kernel_point {
     RWSTRESS_KPOINT_AFTER_WAKE    = 2, /* schedule(), after it returns */
     RWSTRESS_KPOINT_BEFORE_WAKE   = 3, /* wake_up_process() */
     RWSTRESS_KPOINT_SPIN          = 4, /* cpu_relax(), spin-lock slow paths */
-    RWSTRESS_KPOINT_MID_RELEASE   = 5  /* wake_q_add(): release decided, wake not done */
+    RWSTRESS_KPOINT_MID_RELEASE   = 5, /* wake_q_add(): release decided, wake not done */
+    RWSTRESS_KPOINT_WAIT_UNLOCK   = 6, /* raw_spin_unlock(): just dropped (ABI 4) */
+    RWSTRESS_KPOINT_FAST_PATH     = 7  /* percpu_down_read(): idle seen, count not raised (4) */
 };
 
 struct rwstress_kernel_wake_q_node {
@@ -113,6 +117,18 @@ struct rwstress_kernel_host {
     void (*synchronize_rcu)(void);
     void (*call_rcu)(struct rwstress_kernel_rcu_head *head);
     void (*rcu_barrier)(void);
+    /* ABI 4: signals. Which entry point the calling thread's next
+     * acquisition takes: 0 the plain one, 1 the killable one, 2 the
+     * interruptible one; one acquisition in --killable-every (default 4)
+     * is killable or interruptible, by turns. */
+    int (*acquire_kind)(void);
+    /* The calling task's acquisition returned -EINTR: it goes away, as a
+     * killed task would, instead of retrying at once (a retry would take
+     * the lock the bail-out path may have left free and wake the waiters
+     * it should have woken, healing a lost wake-up). Returns once the
+     * other threads have completed an operation without it, when every
+     * other thread is away too, or when the run stops. */
+    void (*killed)(void);
 };
 
 #ifdef __cplusplus

@@ -45,6 +45,9 @@ enum rwstress_fairness {
 /* flags */
 #define RWSTRESS_LOCK_SPINS 1u  /* waiters spin and never sleep: no wake-up to lose, and a
                                    promise is not judged with more threads than CPUs */
+#define RWSTRESS_LOCK_KILLABLE 2u /* some acquisitions take a killable or interruptible entry
+                                     point, as many as the run's --killable-every says (the
+                                     kernel-compat glue: rwstress_kernel_host.acquire_kind) */
 
 struct rwstress_lock_ops {
     unsigned abi;                 /* RWSTRESS_PLUGIN_ABI */
@@ -62,7 +65,7 @@ struct rwstress_lock_ops {
     void (*downgrade)(void *lock);          /* optional, rwlock only: write -> read */
     /* ABI 2 */
     enum rwstress_fairness fairness;        /* left out (0): unfair */
-    unsigned flags;                         /* RWSTRESS_LOCK_SPINS, or 0 */
+    unsigned flags;                         /* RWSTRESS_LOCK_SPINS | RWSTRESS_LOCK_KILLABLE, or 0 */
 };
 
 /* The one symbol a plugin exports: a NULL-terminated array of lock ops. */

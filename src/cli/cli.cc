@@ -373,6 +373,11 @@ void add_run_options(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                        : std::string("must be a power of two from 1 to 65536");
           },
           "POW2"));
+  app.add_option("--killable-every", cfg.killable_every,
+                 "one acquisition in N takes a killable or interruptible entry point, where "
+                 "the lock has them (the kernel's own files: rwstress kernel); 0: none; "
+                 "default 4")
+      ->check(whole(0, 65536));
   app.add_option("--seed", raw.seed, "run seed (decimal or 0x hex); default: random, printed");
   app.add_option("--json", cfg.json_path, "also write the results as JSON (schema 1) to PATH");
   app.add_option("--watchdog", raw.watchdog, "HANG after this long without progress")
@@ -460,7 +465,8 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                      "FILE: a patch to kernel/locking/, applied with patch -p1; repeatable, in order")
       ->take_all();
   kernel->add_option("--files", raw.kernel_files,
-                     "rwsem,mutex,semaphore,qrwlock,percpu-rwsem: the files to build (default: all of them)");
+                     "rwsem,mutex,ww-mutex,semaphore,qrwlock,percpu-rwsem: the files to build (default: all "
+                     "of them)");
   kernel->add_option("--config", raw.kernel_config,
                      "RWSEM_SPIN_ON_OWNER=y|n,MUTEX_SPIN_ON_OWNER=y|n: the CONFIG_ options the "
                      "files are built with");
@@ -733,7 +739,8 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     for (std::string f; std::getline(files, f, ',');)
       if (!f.empty()) k.files.push_back(f);
     if (raw.kernel->count("--files") > 0 && k.files.empty())
-      return usage_error("kernel --files: name at least one of rwsem, mutex, semaphore, qrwlock");
+      return usage_error("kernel --files: name at least one of rwsem, mutex, ww-mutex, semaphore, "
+                         "qrwlock, percpu-rwsem");
     std::string error = check_kernel_files(k.files);
     if (error.empty() && !raw.kernel_config.empty())
       error = parse_kernel_config(raw.kernel_config, &k.config);
@@ -774,6 +781,11 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
       return usage_error(fmt::format("--{} is a knob of {}; none of the selected locks reads it",
                                      k.flag, k.locks));
   }
+  if (app.count("--killable-every") > 0 &&
+      std::none_of(cfg.locks.begin(), cfg.locks.end(),
+                   [](const LockMeta* m) { return m->caps.killable; }))
+    return usage_error("--killable-every is read by locks with killable entry points (the "
+                       "kernel's own files: rwstress kernel); none of the selected locks has them");
   if (error = finish_run_options(app, raw, cfg); !error.empty()) return usage_error(error);
   if (error = output_paths_error(cfg, app); !error.empty()) return usage_error(error);
 

@@ -397,11 +397,23 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
   // sleep (its killable and interruptible waits bail out) and
   // need_resched() (its optimistic spinners stop). Other locks draw nothing
   // here, so their trials stay what they were.
+  // With a signal, half the time the killed waiter is also slow to leave
+  // (after its wake-up, or between its decision under the wait lock and
+  // acting on it), the windows of a bail-out path's lost wake-up; a lock
+  // with killable entry points takes them at a drawn share a third of the
+  // time.
   if (meta.kernel_layer) {
-    if (rng() % 3 == 0)
+    if (rng() % 3 == 0) {
       a.insert(a.end(), {"--inject", pick(rng, {std::string("signal:p=0.05"),
                                                 std::string("signal:p=0.25")})});
+      if (rng() % 2 == 0)
+        a.insert(a.end(),
+                 {"--inject", pick(rng, {std::string("delay@after-wake:p=0.5,fixed(500us)"),
+                                         std::string("delay@wait-unlock:p=0.1,fixed(100us)")})});
+    }
     if (rng() % 3 == 0) a.insert(a.end(), {"--inject", std::string("resched:p=0.05")});
+    if (meta.caps.killable && rng() % 3 == 0)
+      a.insert(a.end(), {"--killable-every", std::to_string(pick(rng, {1, 2, 16}))});
   }
   a.insert(a.end(), {"--watchdog", kTrialWatchdog, "--seed", fmt::format("{:#x}", t.seed)});
   return t;

@@ -100,6 +100,7 @@ std::vector<Argv> shrink_candidates(const Argv& a) {
   }
   if (std::size_t at = value_at(a, "--try-every"); at && a[at] != "16")
     out.push_back(without(a, at - 1, 2));
+  if (std::size_t at = value_at(a, "--killable-every"); at) out.push_back(without(a, at - 1, 2));
   if (std::size_t at = value_at(a, "--placement"); at && a[at] != "compact")
     out.push_back(without(a, at - 1, 2));
   return out;

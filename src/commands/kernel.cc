@@ -24,6 +24,8 @@ const std::vector<KernelFileGroup>& kernel_file_groups() {
   static const std::vector<KernelFileGroup> groups = {
       {"rwsem", {"rwsem.c"}, "upstream_rwsem.c", {"rwsem"}, "the rw_semaphore (rwsem.c)"},
       {"mutex", {"mutex.c"}, "upstream_mutex.c", {"mutex"}, "the mutex (mutex.c)"},
+      {"ww-mutex", {"mutex.c"}, "upstream_ww_mutex.c", {"ww-mutex", "wd-mutex"},
+       "wound/wait mutexes, wound-wait and wait-die (mutex.c's ww_mutex entry points)"},
       {"semaphore", {"semaphore.c"}, "upstream_semaphore.c", {"semaphore"},
        "the counting semaphore (semaphore.c)"},
       {"qrwlock", {"qrwlock.c", "qspinlock.c"}, "upstream_qrwlock.c", {"qrwlock", "qspinlock"},
@@ -351,7 +353,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
         fmt::format("-DRWSTRESS_LINUX_VERSION_CODE={}", version.code()),
         fmt::format("-DRWSTRESS_KERNEL_NAME_PREFIX=\"{}\"", version.prefix())};
     std::string config_text = "-";
-    if (name == "rwsem" || name == "mutex") {
+    if (name == "rwsem" || name == "mutex" || name == "ww-mutex") {
       const std::string key = name == "rwsem" ? "RWSEM_SPIN_ON_OWNER" : "MUTEX_SPIN_ON_OWNER";
       const bool spin = on(key.c_str());
       config_text = fmt::format("{}={}", key, spin ? "y" : "n");

@@ -26,7 +26,9 @@ struct ValidateScenario {
   bool sched = false;
   std::uint64_t cs_read_loops = 0;
   std::vector<std::string> inject;  // --inject specs, all at once (none: no injection)
+  std::uint64_t delay_loops = 0;    // --delay, where not 0 (else the user's)
   unsigned try_every = 16;  // --try-every: 2 makes a trylock- and downgrade-heavy mix
+  int killable_every = 4;   // --killable-every (locks with killable entry points)
   int cpus = 0;             // run on the first N of the chosen CPUs (0: all of them)
   Placement placement = Placement::kCompact;
   bool place = false;       // placement overrides the user's

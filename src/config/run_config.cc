@@ -115,6 +115,7 @@ Scenario RunConfig::scenario_for(const LockMeta& meta) const {
   sc.cs_write_loops = cs_write_loops;
   sc.delay_loops = delay_loops;
   sc.try_mask = try_every - 1;
+  sc.killable_every = killable_every;
   sc.seed = seed;
   sc.watchdog = watchdog;
   sc.fail_fast = fail_fast;
@@ -172,7 +173,9 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
                      "--cs-write {} --delay {}{} --watchdog {}{} --seed {:#x}",
                      command, lock_spec, roles, sched ? " --sched" : "", format_duration(duration), where,
                      cs_read_loops, cs_write_loops, delay_loops,
-                     try_every != 16 ? fmt::format(" --try-every {}", try_every) : "",
+                     (try_every != 16 ? fmt::format(" --try-every {}", try_every) : "") +
+                         (killable_every != 4 ? fmt::format(" --killable-every {}", killable_every)
+                                              : ""),
                      format_duration(watchdog),
                      std::string(fail_fast ? " --fail-fast" : "") + (rusage ? " --rusage" : ""),
                      seed);
@@ -259,6 +262,9 @@ std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResu
                      sc.plan.cpus.size(), sc.cs_read_loops, sc.cs_write_loops, sc.delay_loops);
   key += knob_key(sc.tuning);
   if (sc.try_mask != 15) key += fmt::format(" try=1/{}", sc.try_mask + 1);
+  if (sc.killable_every != 4)
+    key += sc.killable_every == 0 ? std::string(" killable=none")
+                                  : fmt::format(" killable=1/{}", sc.killable_every);
   for (const InjectSpec& spec : cfg.injection.specs) key += " inject=" + spec.describe();
   if (!sc.check) key += " no-check";
   return key;
@@ -281,7 +287,7 @@ std::string scenario_key_without(const std::string& key, const std::vector<std::
 std::vector<std::string> scenario_key_parts() {
   // The first word is the lock; the shape is always compared.
   std::vector<std::string> parts = {"lock", "sched", "cpus",   "cs",
-                                    "delay", "try",  "inject", "no-check"};
+                                    "delay", "try",  "killable", "inject", "no-check"};
   for (const Knob& k : kKnobs) parts.emplace_back(k.key);
   return parts;
 }

@@ -44,6 +44,7 @@ struct RunConfig {
   Placement placement = Placement::kCompact;
   std::uint64_t cs_read_loops = 0;
   unsigned try_every = 16;  // --try-every: a power of two (Scenario::try_mask)
+  int killable_every = 4;   // --killable-every (Scenario::killable_every)
   std::uint64_t cs_write_loops = 0;
   std::uint64_t delay_loops = 0;
   std::uint64_t seed = 0;

@@ -88,6 +88,12 @@ constexpr PointInfo kPoints[] = {
     {InjectPoint::kBeforeWake, "before-wake", "lock: a releaser is about to wake waiters"},
     {InjectPoint::kSpin, "spin", "lock: one turn of a busy-wait loop"},
     {InjectPoint::kMidRelease, "mid-release", "lock: between two steps of a release"},
+    {InjectPoint::kWaitUnlock, "wait-unlock",
+     "lock: its internal spin lock (the wait-list lock) just dropped, the decision taken under "
+     "it not yet acted on"},
+    {InjectPoint::kFastPath, "fast-path",
+     "lock: a fast path between its check and its act (the kernel-compat layer's "
+     "percpu_down_read: rcu_sync idle, count not yet raised)"},
     {InjectPoint::kFutexWait, "futex-wait", "the futex wrapper (spurious-wake only)"},
     {InjectPoint::kNeedResched, "need-resched",
      "kernel-compat layer: a need_resched() check (resched only)"},

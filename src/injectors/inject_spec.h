@@ -53,10 +53,12 @@ enum class InjectPoint : std::uint8_t {
   kBeforeWake,
   kSpin,
   kMidRelease,
+  kWaitUnlock,
+  kFastPath,
   kFutexWait,
   kNeedResched,  // a kernel-compat plugin's need_resched() check (resched only)
 };
-inline constexpr int kInjectPointCount = 13;
+inline constexpr int kInjectPointCount = 15;
 inline constexpr int kFirstHookPoint = int(InjectPoint::kAfterEnqueue);
 
 constexpr InjectPoint inject_point_of(HookPoint p) {

@@ -19,9 +19,11 @@ enum class HookPoint : std::uint8_t {
   kBeforeWake,     // a releaser is about to wake waiters
   kSpinIteration,  // one turn of a busy-wait loop
   kMidRelease,     // between two steps of a release that is not one atomic op
+  kWaitUnlock,     // the lock's internal spin lock (its wait-list lock) just dropped
+  kFastPath,       // a fast path between its check and its act
 };
 
-inline constexpr int kHookPointCount = 6;
+inline constexpr int kHookPointCount = 8;
 
 inline constexpr const char* hook_point_name(HookPoint p) {
   switch (p) {
@@ -31,6 +33,8 @@ inline constexpr const char* hook_point_name(HookPoint p) {
     case HookPoint::kBeforeWake: return "before-wake";
     case HookPoint::kSpinIteration: return "spin";
     case HookPoint::kMidRelease: return "mid-release";
+    case HookPoint::kWaitUnlock: return "wait-unlock";
+    case HookPoint::kFastPath: return "fast-path";
   }
   return "?";
 }

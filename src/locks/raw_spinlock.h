@@ -30,7 +30,12 @@ class RawSpinlock {
            !locked_.exchange(1, std::memory_order_acquire);
   }
 
-  void unlock() noexcept { locked_.store(0, std::memory_order_release); }
+  // The wait-unlock point: what the holder decided under the lock (to sleep,
+  // to give up, to wake someone) is not acted on yet.
+  void unlock() noexcept {
+    locked_.store(0, std::memory_order_release);
+    Hooks::at(HookPoint::kWaitUnlock);
+  }
 
   bool is_locked() const noexcept { return locked_.load(std::memory_order_relaxed) != 0; }
 

@@ -61,6 +61,7 @@ std::string Capabilities::describe() const {
   if (trylock) has.push_back("trylock");
   if (timeout) has.push_back("timeout");
   if (spins) has.push_back("spins");
+  if (killable) has.push_back("killable");
   return has.empty() ? "-" : fmt::format("{}", fmt::join(has, ","));
 }
 

@@ -196,6 +196,7 @@ struct Capabilities {
   bool timeout = false;  // semaphore down_timeout
   bool spins = false;    // waiters spin instead of sleeping
   bool tuned = false;    // built from a LockTuning: reads the knobs (locks/lock_tuning.h)
+  bool killable = false;  // some acquisitions are killable (plugin RWSTRESS_LOCK_KILLABLE)
 
   bool any_trylock() const { return read_trylock || write_trylock || trylock; }
   std::string describe() const;  // "read-trylock,write-trylock,downgrade" or "-"

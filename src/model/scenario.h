@@ -28,6 +28,10 @@ struct Scenario {
   // lock has one), and one write hold in try_mask + 1 ends in a downgrade:
   // --try-every, a power of two (16 by default).
   std::uint32_t try_mask = 15;
+  // One acquisition in killable_every takes a killable or interruptible
+  // entry point, where the lock has them (RWSTRESS_LOCK_KILLABLE: the
+  // kernel-compat glue); 0: none. --killable-every.
+  int killable_every = 4;
   std::uint64_t seed = 0;
   std::chrono::nanoseconds watchdog = std::chrono::seconds(10);
   bool fail_fast = false;

@@ -24,6 +24,7 @@
 #include "injectors/injection.h"
 #include "locks/urcu_thread.h"
 #include "run/checkers.h"
+#include "run/run_driver.h"
 
 namespace rwstress {
 
@@ -142,6 +143,19 @@ void warn(const char* file, int line, const char* what) {
   LockWarnings::instance().raise(tl_worker_index, fmt::format("{}:{}: {}", file, line, what));
 }
 
+// Signals: which entry point an acquisition takes (one in the run's
+// --killable-every on a worker thread, none elsewhere: the semantics
+// probe), and a killed task.
+thread_local unsigned tl_acquisitions = 0;
+
+int acquire_kind() {
+  const unsigned every = tl_run ? unsigned(tl_run->scenario.killable_every) : 0;
+  if (every == 0 || ++tl_acquisitions % every != 0) return 0;
+  return (tl_acquisitions / every) % 2 == 1 ? 1 : 2;
+}
+
+void killed() { stay_away_killed(); }
+
 // RCU for the layer: read-side sections, grace periods and callbacks on
 // liburcu's membarrier flavour. A thread is registered at its first
 // read-side section.
@@ -232,11 +246,13 @@ static_assert(int(RWSTRESS_KPOINT_AFTER_WAKE) == int(HookPoint::kAfterWake));
 static_assert(int(RWSTRESS_KPOINT_BEFORE_WAKE) == int(HookPoint::kBeforeWake));
 static_assert(int(RWSTRESS_KPOINT_SPIN) == int(HookPoint::kSpinIteration));
 static_assert(int(RWSTRESS_KPOINT_MID_RELEASE) == int(HookPoint::kMidRelease));
+static_assert(int(RWSTRESS_KPOINT_WAIT_UNLOCK) == int(HookPoint::kWaitUnlock));
+static_assert(int(RWSTRESS_KPOINT_FAST_PATH) == int(HookPoint::kFastPath));
 
 const rwstress_kernel_host kHost = {
     RWSTRESS_KERNEL_HOST_ABI, current_task, free_task, at, spurious_wake, warn,
     &cpu_slots().in_use, resched_check, rcu_read_lock, rcu_read_unlock, rcu_read_ongoing,
-    synchronize_rcu, call_rcu, rcu_barrier,
+    synchronize_rcu, call_rcu, rcu_barrier, acquire_kind, killed,
 };
 
 }  // namespace

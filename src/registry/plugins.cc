@@ -48,7 +48,7 @@ std::optional<Fairness> fairness_declared(const rwstress_lock_ops& ops) {
 
 unsigned flags_declared(const rwstress_lock_ops& ops) { return ops.abi < 2 ? 0 : ops.flags; }
 
-constexpr unsigned kKnownFlags = RWSTRESS_LOCK_SPINS;
+constexpr unsigned kKnownFlags = RWSTRESS_LOCK_SPINS | RWSTRESS_LOCK_KILLABLE;
 
 // The entries are made unfair; plugin_entry then sets what the table declares.
 constexpr Fairness kUntil = Fairness::kUnfair;
@@ -84,6 +84,7 @@ LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin, bo
   }
   e.meta.fairness = *fairness_declared(ops);  // check_ops refused an unknown one
   e.meta.caps.spins = flags_declared(ops) & RWSTRESS_LOCK_SPINS;
+  e.meta.caps.killable = flags_declared(ops) & RWSTRESS_LOCK_KILLABLE;
   e.meta.plugin = &ops;
   e.meta.kernel_layer = kernel_layer;
   return e;
@@ -107,7 +108,8 @@ std::string check_ops(const rwstress_lock_ops& ops) {
                        "reader-pref (3), writer-pref (4), hand-off (5)",
                        int(ops.fairness));
   if (flags_declared(ops) & ~kKnownFlags)
-    return fmt::format("flags {:#x} has bits this rwstress does not know (RWSTRESS_LOCK_SPINS is {:#x})",
+    return fmt::format("flags {:#x} has bits this rwstress does not know (it knows {:#x}: "
+                       "RWSTRESS_LOCK_SPINS, RWSTRESS_LOCK_KILLABLE)",
                        flags_declared(ops), kKnownFlags);
   if (!valid_name(ops.name)) return "a name must be non-empty and only [a-z0-9._-]";
   const bool rwlock = ops.family == RWSTRESS_FAMILY_RWLOCK;

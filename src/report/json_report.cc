@@ -304,6 +304,7 @@ std::string json_head(const Report& report) {
       {"cs_write", c.cs_write_loops},
       {"delay", c.delay_loops},
       {"try_every", c.try_every},
+      {"killable_every", c.killable_every},
       {"watchdog_s", std::chrono::duration<double>(c.watchdog).count()},
       {"fail_fast", c.fail_fast},
       {"inject", inject},

@@ -208,6 +208,7 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
   LockRunShared<Lock>& s = *shared;
   WorkerSlot& slot = s.slots[index];
   tl_worker_index = index;
+  tl_run = &s;
   if constexpr (requires { Lock::thread_enter(); }) Lock::thread_enter();  // e.g. RCU registration
   if (worker_start(s, index)) {
     if constexpr (kInstrumented) {
@@ -238,6 +239,7 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
       worker_loop_body<kPhases>(s, slot, index, false, pass);
     }
   }
+  tl_run = nullptr;
   slot.phase.store(Phase::kDone, std::memory_order_release);
 }
 

@@ -42,9 +42,45 @@ const char* phase_name(Phase p) {
     case Phase::kHold: return "holding";
     case Phase::kRelease: return "unlock/up";
     case Phase::kUnchecked: return "in acquire, work or release (--no-check's loop does not tell them apart)";
+    case Phase::kAway: return "away (killed in its acquisition; back once the others make progress)";
     case Phase::kDone: return "done";
   }
   return "?";
+}
+
+void stay_away_killed() {
+  RunShared* s = tl_run;
+  const int me = tl_worker_index;
+  if (!s || me < 0 || me >= s->scenario.threads()) return;
+  const int n = s->scenario.threads();
+  WorkerSlot& slot = s->slots[me];
+  const Phase was = slot.phase.load(std::memory_order_relaxed);
+  slot.phase.store(Phase::kAway, std::memory_order_relaxed);
+  auto others_ops = [&] {
+    std::uint64_t sum = 0;
+    for (int i = 0; i < n; ++i)
+      if (i != me) sum += s->slots[i].ops.load(std::memory_order_relaxed);
+    return sum;
+  };
+  // Nobody left to make progress without this thread: every other one has
+  // finished, or is away too.
+  auto others_gone = [&] {
+    for (int i = 0; i < n; ++i) {
+      const Phase p = s->slots[i].phase.load(std::memory_order_relaxed);
+      if (i != me && p != Phase::kDone && p != Phase::kAway) return false;
+    }
+    return true;
+  };
+  // Not back at the stop either: the others finish their passes (progress)
+  // or, asleep in a lock nobody holds, never do, and the driver's wait for
+  // them after the stop judges the HANG.
+  const std::uint64_t at_start = others_ops();
+  auto pause = std::chrono::microseconds(20);
+  while (others_ops() == at_start && !others_gone()) {
+    std::this_thread::sleep_for(pause);
+    pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(1));
+  }
+  slot.phase.store(was, std::memory_order_relaxed);
 }
 
 RunShared::RunShared(const Scenario& s)

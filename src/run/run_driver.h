@@ -49,6 +49,7 @@ enum class Phase : std::uint8_t {
   kHold,
   kRelease,     // unlock / up
   kUnchecked,   // in a pass of --no-check's plain loop, which records no finer phase
+  kAway,        // a kernel-layer task killed in its acquisition, away (stay_away_killed)
   kDone,
 };
 const char* phase_name(Phase p);
@@ -120,6 +121,18 @@ struct RunShared {
   std::mutex error_mutex;
   std::string bind_error;
 };
+
+// The calling worker's run (worker_loop sets it), for stay_away_killed.
+inline thread_local RunShared* tl_run = nullptr;
+
+// A kernel-layer task whose killable or interruptible acquisition returned
+// -EINTR goes away as a killed task would, instead of retrying at once: in
+// phase kAway (outside any wait the watchdog judges) until the other threads
+// have completed an operation without it, or every other one has finished or
+// is away too (the stop does not end it). So a wake-up the bail-out path should have made and did
+// not leaves its waiters asleep with the lock free, a HANG, instead of being
+// made by the killed task's own retry. Any other thread: returns at once.
+void stay_away_killed();
 
 // The calling thread's CPU time, context switches, wall time and scheduler
 // accounting (on a CPU / runnable in a run queue) from construction to

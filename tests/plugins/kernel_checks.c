@@ -38,7 +38,20 @@
  *                             that did not wait for the reader fires the
  *                             WARN_ON; must PASS
  *   kcheck-sleep-in-rcu       schedule_timeout() inside preempt_disable():
- *                             the layer's schedule() warns */
+ *                             the layer's schedule() warns
+ *   kcheck-eintr              a FIFO sleeping mutex whose acquisitions are
+ *                             killable as the run's --killable-every says: an
+ *                             unlock wakes the first waiter, which takes the
+ *                             lock itself; a newcomer that finds it free with
+ *                             waiters wakes the first and queues; a waiter
+ *                             killed on its way leaves, waking the first one
+ *                             left if the lock is free; must PASS
+ *   kcheck-eintr-nowake       the same, leaving without that wake-up (the
+ *                             out_nolock class of bug): the wake the unlock
+ *                             gave it is lost. Only a newcomer heals it, so
+ *                             with the killed task away (the host's killed())
+ *                             and the others asleep behind it: a HANG */
+#include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
@@ -293,6 +306,93 @@ static void sleep_in_rcu_lock(struct kcheck *k)
 	raw_spin_lock(&k->outer);
 }
 
+struct keintr {
+	raw_spinlock_t		wait_lock;
+	int			locked;
+	struct list_head	waiters;
+};
+
+struct keintr_waiter {
+	struct list_head	list;
+	struct task_struct	*task;
+};
+
+static void keintr_init(struct keintr *m)
+{
+	raw_spin_lock_init(&m->wait_lock);
+	m->locked = 0;
+	INIT_LIST_HEAD(&m->waiters);
+}
+
+static void keintr_wake_first(struct keintr *m)
+{
+	lockdep_assert_held(&m->wait_lock);
+	if (!list_empty(&m->waiters))
+		wake_up_process(list_first_entry(&m->waiters, struct keintr_waiter, list)->task);
+}
+
+static int keintr_lock_state(struct keintr *m, unsigned int state, bool wake_on_bail)
+{
+	struct keintr_waiter w = { .task = current };
+
+	raw_spin_lock(&m->wait_lock);
+	if (!m->locked && list_empty(&m->waiters)) {
+		m->locked = 1;
+		raw_spin_unlock(&m->wait_lock);
+		return 0;
+	}
+	if (!m->locked)
+		keintr_wake_first(m);	/* free, and they sleep: wake the first */
+	list_add_tail(&w.list, &m->waiters);
+	for (;;) {
+		set_current_state(state);
+		raw_spin_unlock(&m->wait_lock);
+		schedule();
+		raw_spin_lock(&m->wait_lock);
+		if (signal_pending_state(state, current)) {
+			list_del(&w.list);
+			if (wake_on_bail && !m->locked)
+				keintr_wake_first(m);
+			raw_spin_unlock(&m->wait_lock);
+			__set_current_state(TASK_RUNNING);
+			return -EINTR;
+		}
+		if (!m->locked && list_first_entry(&m->waiters, struct keintr_waiter, list) == &w) {
+			m->locked = 1;
+			list_del(&w.list);
+			raw_spin_unlock(&m->wait_lock);
+			__set_current_state(TASK_RUNNING);
+			return 0;
+		}
+	}
+}
+
+static void keintr_acquire(struct keintr *m, bool wake_on_bail)
+{
+	unsigned int state = __rwsk_host()->acquire_kind() ? TASK_KILLABLE : TASK_UNINTERRUPTIBLE;
+
+	while (keintr_lock_state(m, state, wake_on_bail) != 0)
+		rwstress_kernel_killed();
+}
+
+static void keintr_lock(struct keintr *m)
+{
+	keintr_acquire(m, true);
+}
+
+static void keintr_lock_nowake(struct keintr *m)
+{
+	keintr_acquire(m, false);
+}
+
+static void keintr_unlock(struct keintr *m)
+{
+	raw_spin_lock(&m->wait_lock);
+	m->locked = 0;
+	keintr_wake_first(m);
+	raw_spin_unlock(&m->wait_lock);
+}
+
 RWSTRESS_KERNEL_MUTEX_OPS(sleep_ops, "kcheck-sleep-in-spin", struct kcheck, kcheck_init,
 			  sleep_in_spin_lock, kcheck_unlock, kcheck_trylock);
 RWSTRESS_KERNEL_MUTEX_OPS(lockdep_ops, "kcheck-lockdep", struct kcheck, kcheck_init,
@@ -319,6 +419,12 @@ RWSTRESS_KERNEL_MUTEX_OPS(rcu_ops, "kcheck-rcu", struct kcheck, kcheck_init, rcu
 			  kcheck_unlock, NULL);
 RWSTRESS_KERNEL_MUTEX_OPS(sleep_in_rcu_ops, "kcheck-sleep-in-rcu", struct kcheck, kcheck_init,
 			  sleep_in_rcu_lock, kcheck_unlock, NULL);
+RWSTRESS_KERNEL_MUTEX_OPS(eintr_ops, "kcheck-eintr", struct keintr, keintr_init, keintr_lock,
+			  keintr_unlock, NULL, .fairness = RWSTRESS_FAIRNESS_TASK_FAIR,
+			  .flags = RWSTRESS_LOCK_KILLABLE);
+RWSTRESS_KERNEL_MUTEX_OPS(eintr_nowake_ops, "kcheck-eintr-nowake", struct keintr, keintr_init,
+			  keintr_lock_nowake, keintr_unlock, NULL,
+			  .fairness = RWSTRESS_FAIRNESS_TASK_FAIR, .flags = RWSTRESS_LOCK_KILLABLE);
 RWSTRESS_KERNEL_PLUGIN(&sleep_ops, &lockdep_ops, &warn_on_ops, &wrong_owner_ops, &clean_ops,
 		       &bitlock_ops, &wake_state_ops, &percpu_ops, &soft_lockup_ops, &resched_ops,
-		       &signal_ops, &rcu_ops, &sleep_in_rcu_ops)
+		       &signal_ops, &rcu_ops, &sleep_in_rcu_ops, &eintr_ops, &eintr_nowake_ops)

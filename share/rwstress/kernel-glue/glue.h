@@ -23,17 +23,20 @@ static __attribute__((__noinline__, __unused__)) void glue_scribble_stack(void) 
 }
 
 /* A killable or interruptible acquisition, retried until it succeeds: a
- * signal (the signal injector) makes it bail out with -EINTR, and the
- * thread handles the signal, leaves its stack as a killed task would and
- * tries again from deeper down the stack (up to 16 times 512 bytes), so
- * that the retry's own on-stack waiter does not land where the dead one
- * was and hide it. Any other return is a lock warning. */
+ * signal (the signal injector) makes it bail out with -EINTR; the task goes
+ * away as a killed one would, until the other threads have done an
+ * operation without it (so a wake-up the bail-out path failed to make is
+ * not made for it by its own retry), handles the signal, leaves its stack
+ * as a killed task would and tries again from deeper down the stack (up to
+ * 16 times 512 bytes), so that the retry's own on-stack waiter does not
+ * land where the dead one was and hide it. Any other return is a lock
+ * warning. */
 #define GLUE_UNTIL_ACQUIRED(call)                                               \
   do {                                                                          \
     int ret, deeper = 0;                                                        \
     while ((ret = (call)) != 0) {                                               \
       if (ret != -EINTR) WARN(1, #call " returned %d, not 0 or -EINTR", ret);   \
-      rwstress_kernel_signal_handled();                                         \
+      rwstress_kernel_killed();                                                 \
       glue_scribble_stack();                                                    \
       if (deeper++ < 16) {                                                      \
         volatile char *pad = (volatile char *)__builtin_alloca(512);            \
@@ -42,18 +45,17 @@ static __attribute__((__noinline__, __unused__)) void glue_scribble_stack(void) 
     }                                                                           \
   } while (0)
 
-/* One acquisition in four of each thread takes a killable or interruptible
+/* One acquisition in --killable-every (4 by default; the host decides,
+ * rwstress_kernel_host.acquire_kind) takes a killable or interruptible
  * entry point, by turns (the killable one twice where there is no
- * interruptible one): GLUE_ACQUIRE(plain, killable, interruptible). */
-static __thread unsigned glue_acquisitions __attribute__((__unused__));
+ * interruptible one): GLUE_ACQUIRE(plain, killable, interruptible). A lock
+ * whose glue does this declares RWSTRESS_LOCK_KILLABLE. */
 #define GLUE_ACQUIRE(plain, killable, interruptible)                            \
   do {                                                                          \
-    const unsigned glue_n = ++glue_acquisitions;                                \
-    if (glue_n % 8 == 0)                                                        \
-      GLUE_UNTIL_ACQUIRED(killable);                                            \
-    else if (glue_n % 8 == 4)                                                   \
-      GLUE_UNTIL_ACQUIRED(interruptible);                                       \
-    else                                                                        \
-      plain;                                                                    \
+    switch (__rwsk_host()->acquire_kind()) {                                    \
+      case 1: GLUE_UNTIL_ACQUIRED(killable); break;                             \
+      case 2: GLUE_UNTIL_ACQUIRED(interruptible); break;                        \
+      default: plain; break;                                                    \
+    }                                                                           \
   } while (0)
 #endif

@@ -5,10 +5,11 @@
  * CONFIG_MUTEX_SPIN_ON_OWNER (and osq_lock.c, as x86 distributions build
  * it), the lock is upstream-mutex-spin; without, upstream-mutex.
  *
- * One acquisition in four of each thread is mutex_lock_killable or
- * mutex_lock_interruptible by turns: with the signal injector
- * (signal@before-sleep) the wait bails out with -EINTR through the file's
- * own error path, and the thread, having handled its signal, tries again.
+ * One acquisition in --killable-every (4 by default) of each thread is
+ * mutex_lock_killable or mutex_lock_interruptible by turns: with the
+ * signal injector (signal@before-sleep) the wait bails out with -EINTR
+ * through the file's own error path, and the thread goes away as a killed
+ * task would until the others have done an operation, then tries again.
  * mutex.c's ww_mutex entry points are compiled, not exercised.
  *
  * Declared hand-off: optimistic spinners and newcomers may steal, but a top
@@ -32,5 +33,5 @@ static void glue_mutex_lock(struct mutex *lock) {
 
 RWSTRESS_KERNEL_MUTEX_OPS(upstream_mutex, UPSTREAM_MUTEX_NAME, struct mutex, glue_mutex_init,
                           glue_mutex_lock, mutex_unlock, mutex_trylock,
-                          .fairness = RWSTRESS_FAIRNESS_HANDOFF);
+                          .fairness = RWSTRESS_FAIRNESS_HANDOFF, .flags = RWSTRESS_LOCK_KILLABLE);
 RWSTRESS_KERNEL_PLUGIN(&upstream_mutex)

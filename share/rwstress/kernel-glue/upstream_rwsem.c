@@ -5,12 +5,14 @@
  * CONFIG_RWSEM_SPIN_ON_OWNER (and osq_lock.c, as x86 distributions build
  * it), the lock is upstream-rwsem-spin; without, upstream-rwsem.
  *
- * One acquisition in four of each thread takes a killable or interruptible
- * entry point (down_write_killable; down_read_killable and
- * down_read_interruptible by turns): with the signal injector
- * (signal@before-sleep) the wait bails out with -EINTR through the file's
- * own out_nolock path, and the thread, having handled its signal, tries
- * again. Any other return is a lock warning.
+ * One acquisition in --killable-every (4 by default) of each thread takes a
+ * killable or interruptible entry point (down_write_killable;
+ * down_read_killable and down_read_interruptible by turns): with the
+ * signal injector (signal@before-sleep) the wait bails out with -EINTR
+ * through the file's own out_nolock path, and the thread goes away as a
+ * killed task would until the others have done an operation (so a waiter
+ * out_nolock failed to wake stays asleep: a HANG), then tries again. Any
+ * other return is a lock warning.
  *
  * Declared hand-off: readers and writers steal, but a waiter that has
  * waited RWSEM_WAIT_TIMEOUT sets RWSEM_FLAG_HANDOFF and is given the lock
@@ -21,8 +23,8 @@
 
 static void rwsem_init(struct rw_semaphore *sem) { init_rwsem(sem); }
 
-/* rwsem.c has no down_write_interruptible: a writer's every fourth
- * acquisition is killable. */
+/* rwsem.c has no down_write_interruptible: a writer's killable turns are
+ * all down_write_killable. */
 static void glue_down_write(struct rw_semaphore *sem) {
   GLUE_ACQUIRE(down_write(sem), down_write_killable(sem), down_write_killable(sem));
 }
@@ -42,5 +44,5 @@ static void glue_down_read(struct rw_semaphore *sem) {
 RWSTRESS_KERNEL_RWSEM_OPS(upstream_rwsem, UPSTREAM_RWSEM_NAME, struct rw_semaphore, rwsem_init,
                           glue_down_read, up_read, glue_down_write, up_write, down_read_trylock,
                           down_write_trylock, downgrade_write,
-                          .fairness = RWSTRESS_FAIRNESS_HANDOFF);
+                          .fairness = RWSTRESS_FAIRNESS_HANDOFF, .flags = RWSTRESS_LOCK_KILLABLE);
 RWSTRESS_KERNEL_PLUGIN(&upstream_rwsem)

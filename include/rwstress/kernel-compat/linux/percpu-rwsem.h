@@ -47,12 +47,17 @@ void __percpu_up_read(struct percpu_rw_semaphore *sem) __attribute__((__weak__))
     __percpu_init_rwsem((sem), #sem, &__rwsk_percpu_key);       \
   })
 
+/* The reader fast paths fire fast-path between seeing rcu_sync idle and
+ * raising the count: the window a writer's grace period must cover (a
+ * grace period that does not wait for this preempt_disable() section lets
+ * the writer sum the counts before the raise). */
 static inline void percpu_down_read(struct percpu_rw_semaphore *sem) {
   might_sleep();
   preempt_disable();
-  if (likely(rcu_sync_is_idle(&sem->rss)))
+  if (likely(rcu_sync_is_idle(&sem->rss))) {
+    __rwsk_host()->at(RWSTRESS_KPOINT_FAST_PATH);
     this_cpu_inc(*sem->read_count);
-  else
+  } else
     __RWSK_PERCPU_DOWN_READ(sem, false);
   preempt_enable();
 }
@@ -60,9 +65,10 @@ static inline void percpu_down_read(struct percpu_rw_semaphore *sem) {
 static inline bool percpu_down_read_trylock(struct percpu_rw_semaphore *sem) {
   bool ret = true;
   preempt_disable();
-  if (likely(rcu_sync_is_idle(&sem->rss)))
+  if (likely(rcu_sync_is_idle(&sem->rss))) {
+    __rwsk_host()->at(RWSTRESS_KPOINT_FAST_PATH);
     this_cpu_inc(*sem->read_count);
-  else
+  } else
     ret = __RWSK_PERCPU_DOWN_READ(sem, true);
   preempt_enable();
   return ret;

@@ -133,6 +133,13 @@ static inline int __rwsk_signal_pending_state(unsigned int state, struct task_st
 static inline void rwstress_kernel_signal_handled(void) {
   __atomic_store_n(&current->sigpending, 0, __ATOMIC_RELAXED);
 }
+/* A killable or interruptible acquisition returned -EINTR: the task goes
+ * away as a killed one would (rwstress_kernel_host.killed), then, its
+ * signal handled, may try again. */
+static inline void rwstress_kernel_killed(void) {
+  __rwsk_host()->killed();
+  rwstress_kernel_signal_handled();
+}
 /* The end of a plugin operation, as a return to user space: a pending
  * signal is handled and a pending reschedule taken. */
 static inline void __rwsk_return_to_user(void) {

@@ -39,6 +39,9 @@ static inline void __rwsk_raw_spin_unlock(raw_spinlock_t *l, const char *file, i
   WRITE_ONCE(l->owner, NULL);
   me->spin_depth--;
   __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+  /* wait-unlock: what was decided under the lock is not yet acted on (a
+   * waiter about to check for a signal, a releaser about to wake). */
+  __rwsk_host()->at(RWSTRESS_KPOINT_WAIT_UNLOCK);
 }
 #define raw_spin_unlock(l) __rwsk_raw_spin_unlock((l), __FILE__, __LINE__)
 #define raw_spin_is_locked(l) (__atomic_load_n(&(l)->locked, __ATOMIC_RELAXED) != 0)

@@ -1,13 +1,14 @@
 /* The kernel-compat layer's <linux/ww_mutex.h>: wound/wait mutexes, the
- * shapes kernel/locking/mutex.c and ww_mutex.h compile against (rwstress
- * builds mutex.c's ww_mutex entry points but does not exercise them yet). */
+ * shapes kernel/locking/mutex.c and ww_mutex.h compile against, and the
+ * acquire-context calls a user makes (the mutex glue's ww locks exercise
+ * them: share/rwstress/kernel-glue/upstream_mutex.c). */
 #include <rwstress/kernel.h>
 #ifndef RWSTRESS_LINUX_WW_MUTEX_H
 #define RWSTRESS_LINUX_WW_MUTEX_H
 #include <linux/mutex.h>
 
 #define WW_MUTEX_BASE mutex
-#define ww_mutex_base_init(l, n, k) __mutex_init(l, n, k)
+#define ww_mutex_base_init(l, n, k) __rwsk_mutex_init(l, n, k)
 #define ww_mutex_base_is_locked(b) mutex_is_locked((b))
 
 struct ww_class {
@@ -58,6 +59,17 @@ extern int __must_check ww_mutex_lock_interruptible(struct ww_mutex *lock,
                                                     struct ww_acquire_ctx *ctx);
 extern void ww_mutex_unlock(struct ww_mutex *lock);
 extern int ww_mutex_trylock(struct ww_mutex *lock, struct ww_acquire_ctx *ctx);
+/* After -EDEADLK, with every other lock of the context dropped: wait for
+ * the contended lock, which cannot deadlock then (the kernel's, without
+ * its debug checks). */
+static inline void ww_mutex_lock_slow(struct ww_mutex *lock, struct ww_acquire_ctx *ctx) {
+  int ret = ww_mutex_lock(lock, ctx);
+  (void)ret;
+}
+static inline int __must_check ww_mutex_lock_slow_interruptible(struct ww_mutex *lock,
+                                                                struct ww_acquire_ctx *ctx) {
+  return ww_mutex_lock_interruptible(lock, ctx);
+}
 static inline void ww_mutex_destroy(struct ww_mutex *lock) { (void)lock; }
 static inline bool ww_mutex_is_locked(struct ww_mutex *lock) {
   return ww_mutex_base_is_locked(&lock->base);
