@@ -23,6 +23,7 @@
 #   RWSTRESS_KERNEL_SERIES  the series to test (default "6.1 6.12 6.18 7.2")
 #   RWSTRESS_LINUX_SRC      one kernel tree to use instead of fetching any
 #   RWSTRESS_VALIDATE_TIME  validate's --time per lock (default 10s; none: no validate)
+#   RWSTRESS_KERNEL_COMMAND 0: skip the rwstress kernel command checks (default 1)
 # Exit 77 (a skipped test) when no source can be had (no network).
 set -euo pipefail
 bin=$(readlink -f "$1")
