@@ -11,9 +11,9 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRWSTRESS_SANITIZE=thread \
   -DRWSTRESS_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build-tsan --target test_locks test_inject test_stats
+cmake --build build-tsan --target test_locks test_inject test_stats test_explore
 export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp second_deadlock_stack=1"
-for t in test_locks test_inject test_stats; do
+for t in test_locks test_inject test_stats test_explore; do
   echo "== $t under ThreadSanitizer"
   build-tsan/$t --color_output=no --report_level=short
 done
