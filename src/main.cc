@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "commands/compare.h"
+#include "commands/explore.h"
 #include "commands/fuzz.h"
 #include "commands/kernel.h"
 #include "commands/selftest.h"
@@ -157,6 +158,12 @@ int main(int argc, char** argv) {
       } catch (const TopologyError& e) {
         return usage_error(e.what());
       }
+    case CliAction::kExplore: {
+      const Output out{print, [](const std::string& message) { usage_error(message); }};
+      const int code = run_explore(outcome.config, out);
+      std::fflush(stdout);
+      _exit(code);  // a deadlocked schedule's threads stay parked; nothing to join
+    }
     case CliAction::kKernel: {
       const Output out{print, [](const std::string& message) { usage_error(message); }};
       return run_kernel(outcome.config, out);

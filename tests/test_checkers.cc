@@ -134,7 +134,7 @@ BOOST_AUTO_TEST_CASE(violation_log_keeps_a_few_of_each_kind_and_stops_fail_fast_
 // --- end to end: broken locks through the harness ---------------------------
 
 BOOST_AUTO_TEST_CASE(writer_exclusion_fires_on_busted_noop_writers) {
-  RunResult r = run<BustedNoop>(0, 3, 300ms);
+  RunResult r = run<BustedNoop<>>(0, 3, 300ms);
   BOOST_TEST(of(r, ViolationKind::kWriterExclusion) > 0u);
   BOOST_TEST(r.verdict == Verdict::kFail);
 }
@@ -217,12 +217,12 @@ BOOST_AUTO_TEST_CASE(no_check_loop_still_reports_a_hang) {
 }
 
 BOOST_AUTO_TEST_CASE(fail_fast_stops_at_the_first_violation) {
-  LockMeta meta{"busted", Family::kRwlock, Fairness::kUnfair, "test", capabilities_of<BustedNoop>(),
+  LockMeta meta{"busted", Family::kRwlock, Fairness::kUnfair, "test", capabilities_of<BustedNoop<>>(),
                 true};
   Scenario sc = test::short_scenario(machine(), 2, 2, 10000ms);
   sc.fail_fast = true;
   auto t0 = std::chrono::steady_clock::now();
-  RunResult r = run_rwlock<BustedNoop>(sc, meta);
+  RunResult r = run_rwlock<BustedNoop<>>(sc, meta);
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   BOOST_TEST(r.verdict == Verdict::kFail);
   BOOST_TEST(secs < 5.0);

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "commands/explore.h"
 #include "commands/kernel.h"
 #include "platform/printable.h"
 #include "report/report.h"
@@ -317,6 +318,9 @@ struct RawOptions {
   CLI::App* fuzz_merge = nullptr;
   std::string kernel_time = "1m", kernel_files, kernel_config;
   CLI::App* kernel = nullptr;
+  std::string explore_step_time = "1us";
+  bool explore_no_shrink = false;
+  CLI::App* explore = nullptr;
 };
 
 // The main run's options (which sweep and suite share).
@@ -473,6 +477,39 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   kernel->add_option("--time", raw.kernel_time, "validate's budget per lock (default 1m)");
   kernel->add_option("--cache", cfg.kernel.cache_dir,
                      "DIR: sources and built plugins (default $XDG_CACHE_HOME/rwstress/kernel)");
+  CLI::App* explore = raw.explore = app.add_subcommand(
+      "explore", "controlled scheduling: the lock's threads one at a time, every interleaving "
+                 "decided by a strategy; finds, shrinks and replays a failing schedule");
+  explore->fallthrough();
+  explore->footer("--lock names the lock(s) (in-tree locks: the scheduler sees inside them), "
+                  "--readers/--writers or --threads and --count give the shape, the lock knobs "
+                  "and --seed (default 0) apply (docs/explore.md).");
+  explore->add_option("--strategy", cfg.explore.strategy_text,
+                      "random | pct[:depth=D] | exhaustive[:preemptions=C] (default pct:depth=3)");
+  explore->add_option("--schedules", cfg.explore.schedules, "at most this many schedules (default 1000)")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40));
+  explore->add_option("--ops", cfg.explore.ops, "operations per thread (default 2)")
+      ->check(CLI::Range(1, 1000));
+  explore->add_option("--replay", cfg.explore.replay,
+                      "DIGEST:CHOICES: run one recorded schedule step for step (a replay line's)");
+  explore->add_option("--step-time", raw.explore_step_time,
+                      "how far the run's clock moves per step: timeouts are reached by steps "
+                      "(default 1us)");
+  explore->add_option("--max-steps", cfg.explore.max_steps,
+                      "a schedule longer than this is a livelock (default 200000)")
+      ->check(CLI::Range(std::uint64_t(100), std::uint64_t(1) << 32));
+  explore->add_option("--trace", cfg.explore.trace_steps,
+                      "steps of a failing schedule to print (default 40)")
+      ->check(CLI::Range(1, 1000000));
+  explore->add_option("--replays", cfg.explore.replays,
+                      "times a failing schedule is replayed to check it reproduces (default 10)")
+      ->check(CLI::Range(0, 100000));
+  explore->add_option("--spurious-wakes", cfg.explore.spurious_wakes,
+                      "spurious wake-ups a random or pct schedule may deliver, each a choice "
+                      "(default 2)")
+      ->check(CLI::Range(0, 1000));
+  explore->add_flag("--no-shrink", raw.explore_no_shrink,
+                    "report the first failing schedule as found, not shrunk to fewer preemptions");
   CLI::App* fuzz = raw.fuzz = app.add_subcommand(
       "fuzz", "a campaign of random trials, each in a child process; failures grouped into findings");
   fuzz->fallthrough();
@@ -606,6 +643,34 @@ std::string finish_roles(const CLI::App& app, RunConfig& cfg) {
   return "";
 }
 
+// explore's own options, once the locks and roles are known. "" or why not.
+std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig& cfg) {
+  RunConfig::Explore& x = cfg.explore;
+  if (!cfg.lock_given) return "explore: name the lock with --lock NAME";
+  if (std::string err = parse_explore_strategy(x.strategy_text, &x); !err.empty()) return err;
+  for (const LockMeta* m : cfg.locks)
+    if (!entry_of(*m).explore)
+      return fmt::format("explore: {} ({}) cannot be explored: the scheduler sees inside the "
+                         "in-tree locks only; a library's or a plugin's lock runs code it cannot "
+                         "stop at",
+                         m->name, m->origin);
+  for (const LockMeta* m : cfg.locks)
+    if (cfg.threads_for(m->family) > kExploreMaxThreads)
+      return fmt::format("explore: {} threads for {}; a controlled run takes at most {}",
+                         cfg.threads_for(m->family), m->name, kExploreMaxThreads);
+  if (!x.replay.empty() && cfg.locks.size() != 1)
+    return "explore --replay: a recorded schedule is one lock's; name that lock alone";
+  std::string error;
+  auto step = parse_duration(raw.explore_step_time, &error, std::chrono::nanoseconds(1));
+  if (!step) return "explore --step-time: " + error;
+  x.step_ns = std::uint64_t(step->count());
+  x.shrink = !raw.explore_no_shrink;
+  if (app.count("--seed") == 0) cfg.seed = 0;  // the same command, the same schedules
+  // A spinner's turns are steps here: spin a few before sleeping, unless told.
+  if (app.count("--spin-limit") == 0) cfg.tuning.spin_limit = kExploreSpinLimit;
+  return "";
+}
+
 // Injection, duration, watchdog, CPUs, placement and seed. "" or why not.
 std::string finish_run_options(const CLI::App& app, const RawOptions& raw, RunConfig& cfg) {
   std::string error;
@@ -701,6 +766,11 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   } else if (raw.fuzz->parsed()) {
     unread = unread_options(app, "fuzz",
                             {"--plugin", "--lock", "--seed", "--cpus", "--ncpus", "--json", "--junit"});
+  } else if (raw.explore->parsed()) {
+    std::vector<std::string> reads = {"--plugin",  "--lock",  "--readers", "--writers",
+                                      "--threads", "--count", "--seed"};
+    for (const Knob& k : kKnobs) reads.push_back("--" + std::string(k.flag));
+    unread = unread_options(app, "explore", reads);
   } else if (raw.validate->parsed()) {
     unread = unread_options(app, "validate",
                             {"--plugin", "--lock", "--seed", "--cpus", "--ncpus", "--placement",
@@ -789,6 +859,8 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   if (error = finish_run_options(app, raw, cfg); !error.empty()) return usage_error(error);
   if (error = output_paths_error(cfg, app); !error.empty()) return usage_error(error);
 
+  if (raw.explore->parsed())
+    if (error = finish_explore(app, raw, cfg); !error.empty()) return usage_error(error);
   if (raw.validate->parsed()) {
     if (!cfg.lock_given) return usage_error("validate: name the lock with --lock NAME");
     auto t = parse_duration(raw.validate_time, &error, std::chrono::seconds(1));
@@ -851,6 +923,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     cfg.fuzz.argv = args;
   }
   out.action = raw.sweep->parsed()      ? CliAction::kSweep
+               : raw.explore->parsed()  ? CliAction::kExplore
                : raw.suite->parsed()    ? CliAction::kSuite
                : raw.validate->parsed() ? CliAction::kValidate
                : raw.fuzz->parsed()     ? CliAction::kFuzz

@@ -21,6 +21,7 @@ enum class CliAction {
   kValidate,  // rwstress validate --lock NAME [--time D]
   kFuzz,      // rwstress fuzz [--time D | --trials N] ...
   kKernel,    // rwstress kernel --source DIR | --version V [--patch F]...
+  kExplore,   // rwstress explore --lock NAME [--strategy S] [--replay CODE]
   kExit,  // --help, --version, or a usage error: print `output`, exit `exit_code`
 };
 

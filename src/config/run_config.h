@@ -94,6 +94,23 @@ struct RunConfig {
     std::chrono::nanoseconds time = std::chrono::minutes(1);  // --time: validate's per lock
     std::string cache_dir;              // --cache DIR; "" = $XDG_CACHE_HOME/rwstress/kernel
   } kernel;
+  // rwstress explore (src/commands/explore.h, docs/explore.md).
+  struct Explore {
+    std::string strategy_text = "pct:depth=3";  // --strategy, as given
+    bool exhaustive = false;        // exhaustive[:preemptions=C]
+    bool pct = true;                // pct[:depth=D]; neither: random
+    int depth = 3;                  // PCT's D
+    int preemptions = 2;            // exhaustive's bound C
+    std::uint64_t schedules = 1000;  // --schedules: at most this many
+    int ops = 2;                     // --ops: operations per thread
+    std::string replay;              // --replay DIGEST:CHOICES
+    std::uint64_t step_ns = 1000;    // --step-time: the run's clock per step
+    std::uint64_t max_steps = 200000;  // --max-steps: a longer schedule is a livelock
+    int trace_steps = 40;            // --trace N: steps printed before a failure
+    int replays = 10;                // --replays N: reruns that check a failure replays
+    bool shrink = true;              // --no-shrink turns it off
+    int spurious_wakes = 2;          // --spurious-wakes: per schedule (random, pct)
+  } explore;
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line
   std::string compare_a, compare_b;        // rwstress compare A B

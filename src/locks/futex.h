@@ -8,6 +8,7 @@
 // broken with or without injection.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cerrno>
@@ -53,6 +54,39 @@ inline void futex_wake(std::atomic<std::uint32_t>& word, int count = 1) noexcept
           nullptr, 0);
 }
 
+// The same calls on a controlled word (a lock's controlled instantiation,
+// and the sleep words of waiter records, which are controlled words in
+// every build: they live on slow paths that make a system call anyway).
+// Inside a controlled run the sleep is modelled (controlled.h); outside
+// one they are the calls above on the word itself.
+template <class Hooks = NoHooks>
+inline void futex_wait(controlled::Atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
+  if (Hooks::spurious_futex_return()) return;
+  if (controlled::active())
+    controlled::futex_wait(&word.raw(), expected, "futex_wait");
+  else
+    futex_wait<NoHooks>(word.raw(), expected);
+}
+
+template <class Hooks = NoHooks>
+inline void futex_wait_for(controlled::Atomic<std::uint32_t>& word, std::uint32_t expected,
+                           std::chrono::nanoseconds limit) noexcept {
+  if (Hooks::spurious_futex_return()) return;
+  if (controlled::active())
+    controlled::futex_wait_for(&word.raw(), expected,
+                               std::uint64_t(std::max<std::int64_t>(0, limit.count())),
+                               "futex_wait_for");
+  else
+    futex_wait_for<NoHooks>(word.raw(), expected, limit);
+}
+
+inline void futex_wake(controlled::Atomic<std::uint32_t>& word, int count = 1) noexcept {
+  if (controlled::active())
+    controlled::futex_wake(&word.raw(), count);
+  else
+    futex_wake(word.raw(), count);
+}
+
 // Hands a word to its sleeper: stores `value` (release), then wakes one
 // sleeper on it. Every grant in the tree goes through here. After the store
 // the sleeper may return and reuse its stack; a wake on a reused word is
@@ -68,11 +102,15 @@ inline void futex_wake(std::atomic<std::uint32_t>& word, int count = 1) noexcept
 // own release (wake-up preemption, model/verdict.h kRunqShareWhenGranted);
 // why one system call made that more frequent was not measured. The loaded
 // case is covered by the verdict rule kOthersShare.
-inline void futex_set_and_wake(std::atomic<std::uint32_t>& word, std::uint32_t value) noexcept {
+template <class Word>
+inline void futex_set_and_wake(Word& word, std::uint32_t value) noexcept {
   word.store(value, std::memory_order_release);
   futex_wake(word);
 }
 
-inline void futex_wake_all(std::atomic<std::uint32_t>& word) noexcept { futex_wake(word, INT_MAX); }
+template <class Word>
+inline void futex_wake_all(Word& word) noexcept {
+  futex_wake(word, INT_MAX);
+}
 
 }  // namespace rwstress

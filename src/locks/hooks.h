@@ -8,7 +8,11 @@
 // (injectors/). A lock never learns what a hook does.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+
+#include "platform/controlled.h"
 
 namespace rwstress {
 
@@ -41,6 +45,54 @@ inline constexpr const char* hook_point_name(HookPoint p) {
 
 struct NoHooks {
   static constexpr void at(HookPoint) noexcept {}
+  static constexpr bool spurious_futex_return() noexcept { return false; }
+};
+
+// The atomic seam (the way folly's SharedMutex takes an Atom template for
+// its DeterministicSchedule tests, folded into the hooks type every lock
+// already takes): a lock names its atomics Atomic<Hooks, T>. That is
+// std::atomic<T> for NoHooks and the injecting hooks, so the ordinary build
+// is unchanged (docs/PERFORMANCE.md, fast path), and controlled::Atomic<T>
+// for ControlledHooks, where every access is a scheduling point.
+template <class Hooks, class T>
+struct AtomicSeam {
+  using type = std::atomic<T>;
+};
+template <class Hooks, class T>
+  requires requires { typename Hooks::template Atomic<T>; }
+struct AtomicSeam<Hooks, T> {
+  using type = typename Hooks::template Atomic<T>;
+};
+template <class Hooks, class T>
+using Atomic = typename AtomicSeam<Hooks, T>::type;
+
+template <class Hooks>
+inline constexpr bool kControlled = requires { Hooks::kControlled; };
+
+// The clock and the CPU a lock reads, through the same seam: the run's
+// step clock and the thread's index under control (controlled.h), the
+// steady clock and sched_getcpu() otherwise.
+template <class Hooks>
+inline std::chrono::steady_clock::time_point lock_clock_now() noexcept {
+  if constexpr (kControlled<Hooks>)
+    return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(controlled::now_ns()));
+  else
+    return std::chrono::steady_clock::now();
+}
+
+// The hooks of a lock's controlled instantiation (rwstress explore): every
+// hook point is a scheduling point named after it, a spin turn yields the
+// turn (controlled::spin), and every atomic is controlled::Atomic.
+struct ControlledHooks {
+  static constexpr bool kControlled = true;
+  template <class T>
+  using Atomic = controlled::Atomic<T>;
+  static void at(HookPoint p) noexcept {
+    if (p == HookPoint::kSpinIteration)
+      controlled::spin("spin");
+    else
+      controlled::point(hook_point_name(p));
+  }
   static constexpr bool spurious_futex_return() noexcept { return false; }
 };
 

@@ -40,7 +40,7 @@ class RawSpinlock {
   bool is_locked() const noexcept { return locked_.load(std::memory_order_relaxed) != 0; }
 
  private:
-  std::atomic<std::uint8_t> locked_{0};
+  Atomic<Hooks, std::uint8_t> locked_{0};
 };
 
 template <class Spinlock>

@@ -31,6 +31,7 @@ class SpinWait {
  public:
   void once() noexcept {
     Hooks::at(HookPoint::kSpinIteration);
+    if constexpr (kControlled<Hooks>) return;  // the hook was the turn (controlled::spin)
     if (++spins_ < kSpinsBeforeYield) {
       cpu_relax();
     } else {

@@ -3,6 +3,7 @@
 #include "platform/controlled.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <sched.h>
 
 namespace rwstress::controlled {
 
@@ -24,8 +26,13 @@ struct Run {
     state.assign(std::size_t(n), State::kRunnable);
     blocked_on.assign(std::size_t(n), nullptr);
     blocked_since.assign(std::size_t(n), 0);
+    blocked_until.assign(std::size_t(n), 0);
     spinning.assign(std::size_t(n), false);
+    spurious.assign(std::size_t(n), false);
+    spurious_left = o.spurious_wakes;
     at.assign(std::size_t(n), "start");
+    ready.reserve(std::size_t(n));
+    moving.reserve(std::size_t(n));
     if (options.strategy == Strategy::kPct) {
       // Initial priorities depth .. depth+n-1, a random permutation; the
       // i-th change point (i = 1 .. depth-1) drops the running thread to i.
@@ -35,6 +42,10 @@ struct Run {
       const std::uint64_t k = std::max<std::uint64_t>(1, options.pct_steps);
       for (int i = 1; i < options.pct_depth; ++i)
         change_at.push_back(1 + rng() % k);
+    }
+    if (options.strategy == Strategy::kBounded) {
+      const std::uint64_t k = std::max<std::uint64_t>(1, options.pct_steps);
+      for (int i = 0; i < options.preemptions; ++i) change_at.push_back(1 + rng() % k);
     }
   }
 
@@ -46,21 +57,63 @@ struct Run {
   bool stopped = false;  // the schedule ended early: nobody runs again
   bool ended = false;    // every body returned, or stopped
   int finished = 0;
-  std::uint64_t waits = 0;  // futex_wait calls that blocked, for FIFO wakes
+  std::uint64_t waits = 0;       // futex_wait calls that blocked, for FIFO wakes
+  std::uint64_t skipped_ns = 0;  // time jumped over when only timed sleepers were left
+  std::uint64_t spin_streak = 0;  // steps in a row with every runnable thread spinning
+  std::uint64_t steps = 0;        // points reached (decisions taken)
   std::vector<State> state;
   std::vector<const void*> blocked_on;
   std::vector<std::uint64_t> blocked_since;
+  std::vector<std::uint64_t> blocked_until;  // a timed wait's deadline (run time); 0: none
   std::vector<bool> spinning;
+  std::vector<bool> spurious;   // woken for no reason: its next step says so
+  int spurious_left = 0;
   std::vector<const char*> at;  // where each thread last stopped
   std::vector<int> priority;    // PCT
-  std::vector<std::uint64_t> change_at;  // PCT: steps whose runner drops
+  std::vector<std::uint64_t> change_at;  // PCT: steps whose runner drops; kBounded: may switch
+  std::vector<int> ready, moving;        // choose()'s scratch
   std::mt19937_64 rng;
   Schedule schedule;
 
+  std::uint64_t now() const { return steps * options.step_ns + skipped_ns; }
+
+  int wake_spuriously(int i) {
+    unblock(std::size_t(i));
+    spurious[std::size_t(i)] = true;
+    return i;
+  }
+
+  void unblock(std::size_t u) {
+    state[u] = State::kRunnable;
+    blocked_on[u] = nullptr;
+    blocked_until[u] = 0;
+  }
+
+  // Timed sleepers whose deadline passed wake as timed out; with nobody
+  // else able to run, time jumps to the earliest deadline.
+  void wake_timed_out() {
+    std::uint64_t earliest = 0;
+    bool any_runnable = false;
+    for (int i = 0; i < n; ++i) {
+      const std::size_t u = std::size_t(i);
+      if (state[u] == State::kRunnable) any_runnable = true;
+      if (state[u] != State::kBlocked || blocked_until[u] == 0) continue;
+      if (blocked_until[u] <= now())
+        unblock(u), any_runnable = true;
+      else if (earliest == 0 || blocked_until[u] < earliest)
+        earliest = blocked_until[u];
+    }
+    if (any_runnable || earliest == 0) return;
+    skipped_ns += earliest - now();
+    wake_timed_out();
+  }
+
   // Picks who runs the next step, or -1 (nobody can, or a replay diverged:
   // `schedule.outcome` says which). Under the mutex.
-  int choose() {
-    std::vector<int> ready, moving;
+  int choose(int me) {
+    wake_timed_out();
+    ready.clear();
+    moving.clear();
     for (int i = 0; i < n; ++i)
       if (state[std::size_t(i)] == State::kRunnable) {
         ready.push_back(i);
@@ -70,20 +123,57 @@ struct Run {
       schedule.outcome = Outcome::kDeadlock;
       return -1;
     }
+    spin_streak = moving.empty() ? spin_streak + 1 : 0;
+    // A spinner waits for someone else to move: it runs only when every
+    // runnable thread spins.
+    const std::vector<int>& pool = moving.empty() ? ready : moving;
+    const bool me_in_pool = me >= 0 && std::find(pool.begin(), pool.end(), me) != pool.end();
+    Decision d{0, me >= 0 && state[std::size_t(me)] == State::kRunnable &&
+                      !spinning[std::size_t(me)]};
+    for (int i : pool) d.eligible |= std::uint64_t(1) << (i & 63);
+    schedule.decisions.push_back(d);
     const std::size_t step = schedule.choices.size();
-    if (!options.replay.empty()) {
-      if (step >= options.replay.size()) return ready.front();  // past the recording
+    if (!options.replay.empty() || options.strategy == Strategy::kFirst) {
+      if (step >= options.replay.size()) return me_in_pool ? me : pool.front();
       const int want = options.replay[step];
+      if (want >= 0 && want < n && state[std::size_t(want)] == State::kBlocked)
+        return wake_spuriously(want);  // the recording woke it for no reason here
       if (std::find(ready.begin(), ready.end(), want) == ready.end()) {
         schedule.outcome = Outcome::kReplayDiverged;
         return -1;
       }
       return want;
     }
-    // A spinner waits for someone else to move: it runs only when every
-    // runnable thread spins.
-    const std::vector<int>& pool = moving.empty() ? ready : moving;
-    if (options.strategy == Strategy::kRandom) return pool[rng() % pool.size()];
+    if (spurious_left > 0 && rng() % 16 == 0) {
+      int sleepers = 0;
+      for (int i = 0; i < n; ++i) sleepers += state[std::size_t(i)] == State::kBlocked;
+      if (sleepers > 0) {
+        int pick = int(rng() % std::uint64_t(sleepers));
+        for (int i = 0; i < n; ++i)
+          if (state[std::size_t(i)] == State::kBlocked && pick-- == 0) {
+            --spurious_left;
+            return wake_spuriously(i);
+          }
+      }
+    }
+    switch (options.strategy) {
+      case Strategy::kRandom:
+        return pool[rng() % pool.size()];
+      case Strategy::kBounded: {
+        const bool may_switch =
+            std::find(change_at.begin(), change_at.end(), steps) != change_at.end();
+        if (me_in_pool && !(may_switch && pool.size() > 1)) return me;
+        if (!me_in_pool) return pool[rng() % pool.size()];
+        const int other = int(rng() % (pool.size() - 1));
+        int seen = 0;
+        for (int i : pool)
+          if (i != me && seen++ == other) return i;
+        return me;
+      }
+      case Strategy::kPct:
+      case Strategy::kFirst:
+        break;
+    }
     return *std::max_element(pool.begin(), pool.end(), [&](int a, int b) {
       return priority[std::size_t(a)] < priority[std::size_t(b)];
     });
@@ -121,34 +211,50 @@ struct Run {
     while (stopped) cv.wait(lock);  // parked: never runs again
   }
 
-  // `me` reached a point: record the step, apply PCT's change point, and
-  // let the strategy pick the next runner.
-  void step(std::unique_lock<std::mutex>& lock, int me, const char* what) {
+  void moved() { std::fill(spinning.begin(), spinning.end(), false); }
+
+  // `me` reached a point: apply PCT's change point, let the strategy pick
+  // the next runner, and once `me` runs again record its step (the trace
+  // is in the order the steps were carried out). Returns the step's index.
+  std::size_t step(std::unique_lock<std::mutex>& lock, int me, const char* what,
+                   const void* word = nullptr) {
     at[std::size_t(me)] = what;
-    schedule.trace.push_back({me, what});
-    schedule.digest = (schedule.digest ^ std::hash<std::string_view>{}(what)) * 0x100000001b3ULL +
-                      std::uint64_t(me) + 1;
-    const std::uint64_t s = schedule.trace.size();
-    for (std::size_t i = 0; i < change_at.size(); ++i)
-      if (change_at[i] == s) priority[std::size_t(me)] = int(i) + 1;
-    if (s >= options.max_steps) {
+    ++steps;
+    if (options.strategy == Strategy::kPct)
+      for (std::size_t i = 0; i < change_at.size(); ++i)
+        if (change_at[i] == steps) priority[std::size_t(me)] = int(i) + 1;
+    if (steps >= options.max_steps) {
       stop(Outcome::kLivelock);
       while (true) cv.wait(lock);
     }
-    const int next = choose();
+    const int next = choose(me);
     if (next < 0) {
       stop(schedule.outcome);
+      while (true) cv.wait(lock);
+    }
+    if (spin_streak >= options.spin_bound) {
+      stop(Outcome::kLivelock);
       while (true) cv.wait(lock);
     }
     if (next != me && state[std::size_t(me)] == State::kRunnable && !spinning[std::size_t(me)])
       ++schedule.preemptions;
     if (next != me) pass_and_wait(lock, me, next);
     else schedule.choices.push_back(me);
+    if (spurious[std::size_t(me)]) {
+      spurious[std::size_t(me)] = false;
+      what = "woken spuriously";
+    }
+    const std::size_t index = schedule.trace.size();
+    schedule.trace.push_back({me, what, word});
+    schedule.digest = (schedule.digest ^ std::hash<std::string_view>{}(what)) * 0x100000001b3ULL +
+                      std::uint64_t(me) + 1;
+    return index;
   }
 };
 
 thread_local Run* tl_run = nullptr;
 thread_local int tl_index = -1;
+thread_local std::size_t tl_access = 0;  // the trace index of this thread's last access
 
 }  // namespace
 
@@ -169,12 +275,13 @@ double pct_bound(int n, std::uint64_t k, int depth) {
 
 bool active() { return tl_run != nullptr; }
 
+int thread_index() { return tl_run ? tl_index : -1; }
+
 void point(const char* what) {
   Run* r = tl_run;
   if (!r) return;
   std::unique_lock lock(r->mutex);
-  // Someone moved: whoever spun waiting for it may look again.
-  std::fill(r->spinning.begin(), r->spinning.end(), false);
+  r->moved();  // someone may have changed something: spinners look again
   r->step(lock, tl_index, what);
 }
 
@@ -186,18 +293,58 @@ void spin(const char* what) {
   r->step(lock, tl_index, what);
 }
 
-void futex_wait(const std::atomic<std::uint32_t>* word, std::uint32_t expected, const char* what) {
+void access(const void* word, const char* what) {
   Run* r = tl_run;
   if (!r) return;
   std::unique_lock lock(r->mutex);
-  if (word->load(std::memory_order_relaxed) != expected) return;  // as FUTEX_WAIT: EAGAIN
+  tl_access = r->step(lock, tl_index, what, word);
+}
+
+void accessed(std::uint64_t before, std::uint64_t after) {
+  Run* r = tl_run;
+  if (!r) return;
+  // Only the thread holding the baton runs: its step is not being touched.
+  Step& s = r->schedule.trace[tl_access];
+  s.has_value = true;
+  s.before = before;
+  s.after = after;
+  if (before != after) {
+    std::lock_guard lock(r->mutex);
+    r->moved();  // the word changed: whoever spins on it may look again
+  }
+}
+
+namespace {
+
+// The sleep of futex_wait and futex_wait_for: a point first (the word may
+// change before the thread looks), then, if it still holds `expected`,
+// blocked until a wake (or the deadline, run time; 0 none).
+void wait_on(const std::atomic<std::uint32_t>* word, std::uint32_t expected,
+             std::uint64_t deadline_from_now, bool timed, const char* what) {
+  Run* r = tl_run;
+  if (!r) return;
+  std::unique_lock lock(r->mutex);
   const int me = tl_index;
+  r->step(lock, me, what, word);
+  if (word->load(std::memory_order_relaxed) != expected) return;  // as FUTEX_WAIT: EAGAIN
+  if (timed && deadline_from_now == 0) return;
   const std::size_t u = std::size_t(me);
   r->state[u] = State::kBlocked;
   r->blocked_on[u] = word;
   r->blocked_since[u] = ++r->waits;
-  std::fill(r->spinning.begin(), r->spinning.end(), false);
-  r->step(lock, me, what);
+  r->blocked_until[u] = timed ? r->now() + deadline_from_now : 0;
+  r->step(lock, me, "woken", word);
+}
+
+}  // namespace
+
+void futex_wait(const std::atomic<std::uint32_t>* word, std::uint32_t expected, const char* what) {
+  wait_on(word, expected, 0, false, what);
+}
+
+void futex_wait_for(const std::atomic<std::uint32_t>* word, std::uint32_t expected,
+                    std::uint64_t timeout_ns, const char* what) {
+  wait_on(word, expected, timeout_ns, true, what);
 }
 
 int futex_wake(const void* word, int n) {
@@ -215,12 +362,21 @@ int futex_wake(const void* word, int n) {
   int woken = 0;
   for (int i : waiters) {
     if (woken == n) break;
-    r->state[std::size_t(i)] = State::kRunnable;
-    r->blocked_on[std::size_t(i)] = nullptr;
+    r->unblock(std::size_t(i));
     ++woken;
   }
+  if (woken > 0) r->moved();
   return woken;
 }
+
+std::uint64_t now_ns() {
+  if (Run* r = tl_run) return r->now();
+  return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch())
+                           .count());
+}
+
+int current_cpu() { return tl_run ? tl_index : sched_getcpu(); }
 
 Schedule run(int n, const Options& options, const std::function<void(int)>& body) {
   auto r = std::make_shared<Run>(n, options);
@@ -245,8 +401,8 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
         r->cv.notify_all();
         return;
       }
-      std::fill(r->spinning.begin(), r->spinning.end(), false);
-      const int next = r->choose();
+      r->moved();
+      const int next = r->choose(-1);
       if (next < 0) {
         r->stop(r->schedule.outcome);
         return;
@@ -259,7 +415,7 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
   Schedule result;
   {
     std::unique_lock lock(r->mutex);
-    const int first = r->choose();
+    const int first = r->choose(-1);
     r->current = first;
     r->schedule.choices.push_back(first);
     r->cv.notify_all();

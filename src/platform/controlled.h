@@ -27,18 +27,40 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace rwstress::controlled {
 
-enum class Strategy : std::uint8_t { kRandom, kPct };
+// kRandom: a uniformly random eligible thread at each point. kPct: PCT.
+// kBounded: the running thread goes on while it can, except at
+// `preemptions` steps drawn among 1..pct_steps, where another eligible
+// thread is drawn (random schedules with a preemption bound: shrinking).
+// Replay (Options::replay) overrides each: past its end the running
+// thread goes on while it can, else the lowest eligible index
+// (exhaustive search extends prefixes that way).
+// kFirst: the running thread goes on while it can, else the lowest
+// eligible index: one schedule, no draw (exhaustive search's extension).
+enum class Strategy : std::uint8_t { kRandom, kPct, kBounded, kFirst };
 
 struct Options {
   Strategy strategy = Strategy::kRandom;
   std::uint64_t seed = 0;
   int pct_depth = 2;               // D: finds bugs of depth D (D-1 change points)
   std::uint64_t pct_steps = 1000;  // k: change points are drawn among steps 1..k
+  int preemptions = 0;             // kBounded: how many steps may switch a thread out
+  // random, pct, bounded: up to this many spurious wake-ups a schedule, each
+  // a choice (at a decision with a sleeper, one time in 16, a sleeper is
+  // woken for no reason and runs next). A replay makes the same ones.
+  int spurious_wakes = 0;
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
+  // Every runnable thread spinning, this many steps in a row with no write
+  // by anyone (a spinner's own loads do not count): a livelock, said early.
+  std::uint64_t spin_bound = 20'000;
+  // Time does not exist in a controlled run: the clock a lock reads
+  // (now_ns) advances by this much per step, so timeouts are reached by
+  // steps, and a timed wait whose deadline passes is woken as timed out.
+  std::uint64_t step_ns = 1000;
   std::vector<int> replay;         // thread chosen at each step; empty: the strategy's
 };
 
@@ -50,16 +72,34 @@ enum class Outcome : std::uint8_t {
 };
 const char* outcome_name(Outcome o);
 
-// One step: the thread that ran, and the point it stopped at.
+// One step: the thread that ran, and the point it ran on from. An atomic
+// access (Atomic<T> below) also names its word and the value before and
+// after the thread performed it.
 struct Step {
   int thread;
   const char* what;
+  const void* word = nullptr;
+  bool has_value = false;
+  std::uint64_t before = 0;
+  std::uint64_t after = 0;
+};
+
+// At one decision: the threads the strategy could pick (bit per thread),
+// and whether picking another than the one that ran is a preemption (it
+// could go on: runnable and not spinning).
+struct Decision {
+  std::uint64_t eligible;
+  bool preemptible;
 };
 
 struct Schedule {
   Outcome outcome = Outcome::kDone;
   std::vector<int> choices;  // the thread that ran at each step: replay input
-  std::vector<Step> trace;   // the same steps with the point each ended at
+  std::vector<Decision> decisions;  // one per choice (at most 64 threads)
+  // The steps in the order they were carried out: a thread's step is
+  // recorded when it runs on from its point (an access is done then), so
+  // the steps of threads still stopped at a deadlock are not in it.
+  std::vector<Step> trace;
   std::uint64_t digest = 0;  // of the trace (thread and point of every step)
   int preemptions = 0;       // steps where a thread that could go on was switched out
   // A deadlock or livelock: each unfinished thread's state ("blocked on
@@ -80,13 +120,129 @@ double pct_bound(int n, std::uint64_t k, int depth);
 // Scheduling points, for the calling thread of a controlled run; no-ops
 // on any other thread.
 bool active();
+// The calling thread's index in its controlled run; -1 outside one.
+int thread_index();
+// A step that may have changed shared state: spinners may look again.
 void point(const char* what);
+// One busy-wait turn: the spinner runs again only when nobody else can.
 void spin(const char* what);
+// An atomic access about to happen on `word`: the step is recorded; the
+// values follow with accessed() once the access is done. Only an access
+// that changed the word lets spinners look again (a failed cmpxchg or a
+// load changes nothing, so a spin loop of them stays a spin).
+void access(const void* word, const char* what);
+void accessed(std::uint64_t before, std::uint64_t after);
 // Blocks (in the model) while *word == expected, until a futex_wake on the
 // same word; returns at once if the value differs. A spurious return is
-// allowed to the caller, as with a real futex.
+// allowed to the caller, as with a real futex. The timed form also returns
+// once `timeout_ns` of the run's time passed (see Options::step_ns).
 void futex_wait(const std::atomic<std::uint32_t>* word, std::uint32_t expected, const char* what);
+void futex_wait_for(const std::atomic<std::uint32_t>* word, std::uint32_t expected,
+                    std::uint64_t timeout_ns, const char* what);
 // Makes up to n threads blocked on `word` runnable; returns how many.
 int futex_wake(const void* word, int n);
+// The run's clock (nanoseconds since it began, step_ns per step); the
+// steady clock outside a controlled run.
+std::uint64_t now_ns();
+// The CPU a lock thinks it runs on: its thread index in a controlled run
+// (every thread on its own CPU), sched_getcpu() outside one.
+int current_cpu();
+
+// The atomic a lock's controlled instantiation uses (locks/hooks.h,
+// Atomic<Hooks, T>): std::atomic<T>'s operations, each one a scheduling
+// point before it happens, recorded with its word and values. One thread
+// runs at a time, so accesses are sequentially consistent at this
+// granularity whatever order they name (memory models: docs/explore.md).
+template <class T>
+class Atomic {
+ public:
+  constexpr Atomic() noexcept = default;
+  constexpr Atomic(T v) noexcept : v_(v) {}  // NOLINT: as std::atomic<T>
+  Atomic(const Atomic&) = delete;
+  Atomic& operator=(const Atomic&) = delete;
+
+  T load(std::memory_order o = std::memory_order_seq_cst) const noexcept {
+    access(this, "load");
+    const T x = v_.load(o);
+    accessed(bits(x), bits(x));
+    return x;
+  }
+  void store(T x, std::memory_order o = std::memory_order_seq_cst) noexcept {
+    access(this, "store");
+    const T before = v_.load(std::memory_order_relaxed);
+    v_.store(x, o);
+    accessed(bits(before), bits(x));
+  }
+  T exchange(T x, std::memory_order o = std::memory_order_seq_cst) noexcept {
+    access(this, "xchg");
+    const T before = v_.exchange(x, o);
+    accessed(bits(before), bits(x));
+    return before;
+  }
+  // Weak never fails spuriously here: one outcome per interleaving.
+  bool compare_exchange_strong(T& expected, T desired, std::memory_order s,
+                               std::memory_order f) noexcept {
+    access(this, "cmpxchg");
+    const T before = v_.load(std::memory_order_relaxed);
+    const bool ok = v_.compare_exchange_strong(expected, desired, s, f);
+    accessed(bits(before), bits(ok ? desired : before));
+    return ok;
+  }
+  bool compare_exchange_strong(T& expected, T desired,
+                               std::memory_order o = std::memory_order_seq_cst) noexcept {
+    return compare_exchange_strong(expected, desired, o, failure_order(o));
+  }
+  bool compare_exchange_weak(T& expected, T desired, std::memory_order s,
+                             std::memory_order f) noexcept {
+    return compare_exchange_strong(expected, desired, s, f);
+  }
+  bool compare_exchange_weak(T& expected, T desired,
+                             std::memory_order o = std::memory_order_seq_cst) noexcept {
+    return compare_exchange_strong(expected, desired, o, failure_order(o));
+  }
+  template <class D>
+  T fetch_add(D d, std::memory_order o = std::memory_order_seq_cst) noexcept {
+    return rmw("fetch_add", [&] { return v_.fetch_add(d, o); });
+  }
+  template <class D>
+  T fetch_sub(D d, std::memory_order o = std::memory_order_seq_cst) noexcept {
+    return rmw("fetch_sub", [&] { return v_.fetch_sub(d, o); });
+  }
+  T fetch_or(T d, std::memory_order o = std::memory_order_seq_cst) noexcept {
+    return rmw("fetch_or", [&] { return v_.fetch_or(d, o); });
+  }
+  T fetch_and(T d, std::memory_order o = std::memory_order_seq_cst) noexcept {
+    return rmw("fetch_and", [&] { return v_.fetch_and(d, o); });
+  }
+  T fetch_xor(T d, std::memory_order o = std::memory_order_seq_cst) noexcept {
+    return rmw("fetch_xor", [&] { return v_.fetch_xor(d, o); });
+  }
+
+  // The word itself, for the futex wrapper (which makes its own points).
+  std::atomic<T>& raw() noexcept { return v_; }
+  const std::atomic<T>& raw() const noexcept { return v_; }
+
+ private:
+  static std::uint64_t bits(T x) noexcept {
+    if constexpr (std::is_pointer_v<T>)
+      return std::uint64_t(reinterpret_cast<std::uintptr_t>(x));
+    else
+      return std::uint64_t(x);
+  }
+  static constexpr std::memory_order failure_order(std::memory_order o) noexcept {
+    if (o == std::memory_order_acq_rel) return std::memory_order_acquire;
+    if (o == std::memory_order_release) return std::memory_order_relaxed;
+    return o;
+  }
+  template <class Op>
+  T rmw(const char* what, Op op) noexcept {
+    access(this, what);
+    const T before = op();
+    accessed(bits(before), bits(v_.load(std::memory_order_relaxed)));
+    return before;
+  }
+
+  std::atomic<T> v_{};
+};
 
 }  // namespace rwstress::controlled

@@ -10,6 +10,7 @@
 #include "model/lock_traits.h"
 #include "model/run_result.h"
 #include "model/scenario.h"
+#include "run/explore_run.h"
 #include "run/fastpath.h"
 
 namespace rwstress {
@@ -23,6 +24,9 @@ struct LockEntry {
                            // the lockstat recorder, worker-loop points and time stamps live
   FastPathFn fastpath;  // uncontended acquire+release pairs (bench/fastpath_bench.cc)
   BareLoopFn bare;      // the bare test_rwlock loop (bench/harness_bench.cc)
+  // One controlled schedule (rwstress explore, run/explore_run.h); nullptr
+  // for a lock the scheduler cannot see inside (a library's, a plugin's).
+  ExploreFn explore = nullptr;
 };
 
 // Every lock: the built-in table, then the locks --plugin added.

@@ -15,11 +15,14 @@ namespace rwstress {
 
 // busted-racy-tas: test-and-set done as a load and a store: two threads
 // both see 0 and both store 1.
+template <class Hooks = NoHooks>
 class BustedRacyTas {
  public:
+  template <class H>
+  using WithHooks = BustedRacyTas<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void lock() noexcept {
-    spin_until<NoHooks>([&] {
+    spin_until<Hooks>([&] {
       if (locked_.load(std::memory_order_acquire)) return false;
       locked_.store(1, std::memory_order_relaxed);
       return true;
@@ -28,14 +31,17 @@ class BustedRacyTas {
   void unlock() noexcept { locked_.store(0, std::memory_order_release); }
 
  private:
-  std::atomic<std::uint32_t> locked_{0};
+  Atomic<Hooks, std::uint32_t> locked_{0};
 };
 
 // busted-lying-trylock: trylock reports success whether or not it got the
 // lock (the inverted return value of the kernel's down_trylock, which
 // returns 0 on success, is the classic way to write this).
+template <class Hooks = NoHooks>
 class BustedLyingTrylock {
  public:
+  template <class H>
+  using WithHooks = BustedLyingTrylock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void lock() noexcept { l_.lock(); }
   bool trylock() noexcept {
@@ -45,18 +51,21 @@ class BustedLyingTrylock {
   void unlock() noexcept { l_.unlock(); }
 
  private:
-  RawSpinlock<> l_;
+  RawSpinlock<Hooks> l_;
 };
 
 // busted-ticket-wrap: a ticket lock whose tickets are two bits wide. With
 // more than four threads waiting, two hold the same ticket and enter
 // together (Linux x86 used 8-bit tickets, valid only below 256 CPUs).
+template <class Hooks = NoHooks>
 class BustedTicketWrap {
  public:
+  template <class H>
+  using WithHooks = BustedTicketWrap<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void lock() noexcept {
     const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed) & kMask;
-    spin_until<NoHooks>([&] { return (owner_.load(std::memory_order_acquire) & kMask) == ticket; });
+    spin_until<Hooks>([&] { return (owner_.load(std::memory_order_acquire) & kMask) == ticket; });
   }
   void unlock() noexcept {
     owner_.store((owner_.load(std::memory_order_relaxed) + 1) & kMask, std::memory_order_release);
@@ -64,8 +73,8 @@ class BustedTicketWrap {
 
  private:
   static constexpr std::uint32_t kMask = 0x3;
-  std::atomic<std::uint32_t> next_{0};
-  std::atomic<std::uint32_t> owner_{0};
+  Atomic<Hooks, std::uint32_t> next_{0};
+  Atomic<Hooks, std::uint32_t> owner_{0};
 };
 
 // busted-early-release: the unlock becomes visible before the critical
@@ -77,8 +86,11 @@ class BustedTicketWrap {
 // had overtaken its stores. Only a holder that is slow inside its critical
 // section -- preempted, or put to sleep there by `--inject sleep@in-cs` --
 // opens the window.
+template <class Hooks = NoHooks>
 class BustedEarlyRelease {
  public:
+  template <class H>
+  using WithHooks = BustedEarlyRelease<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   void lock() noexcept {
     std::uint32_t seen = word_.load(std::memory_order_relaxed), same = 0;
@@ -91,6 +103,7 @@ class BustedEarlyRelease {
       if (same >= kVisibleAfter && word_.compare_exchange_weak(seen, seen + 2,
                                                                std::memory_order_acquire))
         return;  // "saw" the release that has not happened yet
+      Hooks::at(HookPoint::kSpinIteration);
       cpu_relax();
     }
   }
@@ -103,7 +116,7 @@ class BustedEarlyRelease {
 
  private:
   static constexpr std::uint32_t kVisibleAfter = 1u << 14;
-  std::atomic<std::uint32_t> word_{0};  // bit 0: held; the rest counts hand-overs
+  Atomic<Hooks, std::uint32_t> word_{0};  // bit 0: held; the rest counts hand-overs
 };
 
 // A FIFO sleeping mutex in the style of the kernel semaphore's slow path,
@@ -170,7 +183,7 @@ class BustedSleepingMutex {
  private:
   struct Waiter {
     RwsemWaiter node{true};  // first: the list holds &node
-    std::atomic<bool> granted{false};
+    Atomic<Hooks, bool> granted{false};
   };
 
   RawSpinlock<Hooks> lock_;

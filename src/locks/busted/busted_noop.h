@@ -5,10 +5,15 @@
 // nothing.
 #pragma once
 
+#include "locks/hooks.h"
+
 namespace rwstress {
 
+template <class Hooks = NoHooks>
 class BustedNoop {
  public:
+  template <class H>
+  using WithHooks = BustedNoop<H>;  // the same (empty) lock over other hooks
   void down_read() noexcept {}
   void up_read() noexcept {}
   void down_write() noexcept {}

@@ -17,6 +17,7 @@ namespace rwstress {
 // reader-preference word lock (kWriter bit, readers count in units of
 // kReader), as ReaderPrefRwlock. Each busted lock hides one of these
 // operations behind its own broken version.
+template <class Hooks>
 class BustedWordBase {
  public:
   static constexpr bool kSpins = true;
@@ -34,7 +35,7 @@ class BustedWordBase {
   }
   void up_read() noexcept { word_.fetch_sub(kReader, std::memory_order_release); }
   void down_write() noexcept {
-    spin_until<NoHooks>([&] { return down_write_trylock(); });
+    spin_until<Hooks>([&] { return down_write_trylock(); });
   }
   bool down_write_trylock() noexcept {
     std::uint32_t expected = 0;
@@ -44,25 +45,37 @@ class BustedWordBase {
 
  protected:
   void wait_no_writer() noexcept {
-    spin_until<NoHooks>([&] { return !(word_.load(std::memory_order_acquire) & kWriter); });
+    spin_until<Hooks>([&] { return !(word_.load(std::memory_order_acquire) & kWriter); });
   }
-  std::atomic<std::uint32_t> word_{0};
+  Atomic<Hooks, std::uint32_t> word_{0};
 };
 
 // busted-reader-in-writer: down_read counts itself but never waits for a
 // writer that holds the lock (the missing "while (cnt & WRITER) spin").
-class BustedReaderInWriter : public BustedWordBase {
+template <class Hooks = NoHooks>
+class BustedReaderInWriter : public BustedWordBase<Hooks> {
  public:
-  void down_read() noexcept { word_.fetch_add(kReader, std::memory_order_acquire); }
+  template <class H>
+  using WithHooks = BustedReaderInWriter<H>;  // the same lock over other hooks
+  using Base = BustedWordBase<Hooks>;
+  using Base::kReader;
+  using Base::kWriter;
+  void down_read() noexcept { this->word_.fetch_add(kReader, std::memory_order_acquire); }
 };
 
 // busted-writer-in-readers: down_write checks only the writer bit, not the
 // reader count (a mask that forgot the readers).
-class BustedWriterInReaders : public BustedWordBase {
+template <class Hooks = NoHooks>
+class BustedWriterInReaders : public BustedWordBase<Hooks> {
  public:
+  template <class H>
+  using WithHooks = BustedWriterInReaders<H>;  // the same lock over other hooks
+  using Base = BustedWordBase<Hooks>;
+  using Base::kReader;
+  using Base::kWriter;
   void down_write() noexcept {
-    spin_until<NoHooks>(
-        [&] { return !(word_.fetch_or(kWriter, std::memory_order_acquire) & kWriter); });
+    spin_until<Hooks>(
+        [&] { return !(this->word_.fetch_or(kWriter, std::memory_order_acquire) & kWriter); });
   }
 };
 
@@ -70,32 +83,44 @@ class BustedWriterInReaders : public BustedWordBase {
 // instead of one atomic read-modify-write ("count++" on a plain int):
 // concurrent readers lose updates, so the count reads 0 with a reader
 // inside (a writer gets in), or never returns to 0 (writers starve).
-class BustedRacyReaders : public BustedWordBase {
+template <class Hooks = NoHooks>
+class BustedRacyReaders : public BustedWordBase<Hooks> {
  public:
+  template <class H>
+  using WithHooks = BustedRacyReaders<H>;  // the same lock over other hooks
+  using Base = BustedWordBase<Hooks>;
+  using Base::kReader;
+  using Base::kWriter;
   void down_read() noexcept {
-    wait_no_writer();
-    word_.store(word_.load(std::memory_order_relaxed) + kReader, std::memory_order_relaxed);
+    this->wait_no_writer();
+    this->word_.store(this->word_.load(std::memory_order_relaxed) + kReader, std::memory_order_relaxed);
   }
   void up_read() noexcept {
-    word_.store(word_.load(std::memory_order_relaxed) - kReader, std::memory_order_release);
+    this->word_.store(this->word_.load(std::memory_order_relaxed) - kReader, std::memory_order_release);
   }
 };
 
 // busted-downgrade: downgrade_write clears the writer bit without counting
 // the caller as a reader, so a writer can get in while the downgraded
 // thread still reads.
-class BustedDowngrade : public BustedWordBase {
+template <class Hooks = NoHooks>
+class BustedDowngrade : public BustedWordBase<Hooks> {
  public:
+  template <class H>
+  using WithHooks = BustedDowngrade<H>;  // the same lock over other hooks
+  using Base = BustedWordBase<Hooks>;
+  using Base::kReader;
+  using Base::kWriter;
   void up_read() noexcept {
     if (downgraded_) {
       downgraded_ = false;  // nothing was counted for us
       return;
     }
-    BustedWordBase::up_read();
+    Base::up_read();
   }
   void downgrade_write() noexcept {
     downgraded_ = true;
-    word_.fetch_and(~kWriter, std::memory_order_release);  // bug: no + kReader
+    this->word_.fetch_and(~kWriter, std::memory_order_release);  // bug: no + kReader
   }
 
  private:
@@ -108,27 +133,31 @@ class BustedDowngrade : public BustedWordBase {
 // asleep, which must come out STARVED, not PASS. (It sleeps rather than
 // spins so that the verdict stands on an oversubscribed machine, where a
 // spinning lock's fairness is not judged.)
+template <class Hooks = NoHooks>
 class BustedUnfairClaimsFair {
  public:
+  template <class H>
+  using WithHooks = BustedUnfairClaimsFair<H>;  // the same lock over other hooks
+  using Word = BustedWordBase<Hooks>;
   void down_read() noexcept {
-    std::uint32_t c = word_.fetch_add(BustedWordBase::kReader, std::memory_order_acquire);
-    if (c & BustedWordBase::kWriter)  // keep our count: readers go first when it drops
-      wait_until([&] { return !(word_.load(std::memory_order_acquire) & BustedWordBase::kWriter); });
+    std::uint32_t c = word_.fetch_add(Word::kReader, std::memory_order_acquire);
+    if (c & Word::kWriter)  // keep our count: readers go first when it drops
+      wait_until([&] { return !(word_.load(std::memory_order_acquire) & Word::kWriter); });
   }
   void up_read() noexcept {
-    if (word_.fetch_sub(BustedWordBase::kReader, std::memory_order_release) ==
-        BustedWordBase::kReader)
+    if (word_.fetch_sub(Word::kReader, std::memory_order_release) ==
+        Word::kReader)
       wake_all();
   }
   void down_write() noexcept {
     wait_until([&] {
       std::uint32_t expected = 0;
-      return word_.compare_exchange_strong(expected, BustedWordBase::kWriter,
+      return word_.compare_exchange_strong(expected, Word::kWriter,
                                            std::memory_order_acquire);
     });
   }
   void up_write() noexcept {
-    word_.fetch_and(~BustedWordBase::kWriter, std::memory_order_release);
+    word_.fetch_and(~Word::kWriter, std::memory_order_release);
     wake_all();
   }
 
@@ -138,7 +167,7 @@ class BustedUnfairClaimsFair {
     for (;;) {
       const std::uint32_t seq = wake_seq_.load(std::memory_order_acquire);
       if (ready()) return;
-      futex_wait(wake_seq_, seq);
+      futex_wait<Hooks>(wake_seq_, seq);
     }
   }
   void wake_all() noexcept {
@@ -146,8 +175,8 @@ class BustedUnfairClaimsFair {
     futex_wake_all(wake_seq_);
   }
 
-  std::atomic<std::uint32_t> word_{0};
-  std::atomic<std::uint32_t> wake_seq_{0};
+  Atomic<Hooks, std::uint32_t> word_{0};
+  Atomic<Hooks, std::uint32_t> wake_seq_{0};
 };
 
 // busted-rwsem-handoff: linux-rwsem whose reader lock stealing lets a

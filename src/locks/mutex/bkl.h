@@ -78,7 +78,7 @@ class BigKernelLock {
   }
 
   RawSpinlock<Hooks> spin_;
-  std::atomic<const void*> owner_{nullptr};  // read by non-owners: only compared with themselves
+  Atomic<Hooks, const void*> owner_{nullptr};  // read by non-owners: only compared with themselves
   int depth_ = 0;                            // the owner's
 };
 

@@ -25,8 +25,9 @@
 
 namespace rwstress {
 
-struct alignas(64) ClhNode {
-  std::atomic<std::uint32_t> locked{0};
+template <class Hooks>
+struct alignas(64) ClhNodeOf {
+  Atomic<Hooks, std::uint32_t> locked{0};
 };
 
 template <class Hooks = NoHooks>
@@ -35,6 +36,7 @@ class ClhSpinlock {
   template <class H>
   using WithHooks = ClhSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
+  using ClhNode = ClhNodeOf<Hooks>;
   ClhSpinlock() : tail_(new ClhNode) {}
   ~ClhSpinlock() { delete tail_.load(); }  // the last released node belongs to the lock
   ClhSpinlock(const ClhSpinlock&) = delete;
@@ -58,7 +60,7 @@ class ClhSpinlock {
   }
 
  private:
-  std::atomic<ClhNode*> tail_;
+  Atomic<Hooks, ClhNode*> tail_;
   ClhNode* holder_ = nullptr;       // written and read only by the holder
   ClhNode* holder_pred_ = nullptr;  // its predecessor's node: becomes the holder's spare
 };

@@ -22,11 +22,12 @@ class McsSpinlock {
   template <class H>
   using WithHooks = McsSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
+  using Node = QueueNodeOf<Hooks>;
   void lock() noexcept {
-    QueueNode* me = ThreadNodes<QueueNode>::take();
+    Node* me = ThreadNodes<Node>::take();
     me->next.store(nullptr, std::memory_order_relaxed);
     me->locked.store(1, std::memory_order_relaxed);
-    QueueNode* prev = tail_.exchange(me, std::memory_order_acq_rel);
+    Node* prev = tail_.exchange(me, std::memory_order_acq_rel);
     if (prev) {
       prev->next.store(me, std::memory_order_release);
       Hooks::at(HookPoint::kAfterEnqueue);
@@ -36,12 +37,12 @@ class McsSpinlock {
   }
 
   bool trylock() noexcept {
-    QueueNode* me = ThreadNodes<QueueNode>::take();
+    Node* me = ThreadNodes<Node>::take();
     me->next.store(nullptr, std::memory_order_relaxed);
-    QueueNode* expected = nullptr;
+    Node* expected = nullptr;
     if (!tail_.compare_exchange_strong(expected, me, std::memory_order_acquire,
                                        std::memory_order_relaxed)) {
-      ThreadNodes<QueueNode>::give_back(me);
+      ThreadNodes<Node>::give_back(me);
       return false;
     }
     holder_ = me;
@@ -49,13 +50,13 @@ class McsSpinlock {
   }
 
   void unlock() noexcept {
-    QueueNode* me = holder_;
-    QueueNode* next = me->next.load(std::memory_order_acquire);
+    Node* me = holder_;
+    Node* next = me->next.load(std::memory_order_acquire);
     if (!next) {
-      QueueNode* expected = me;
+      Node* expected = me;
       if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_release,
                                         std::memory_order_relaxed)) {
-        ThreadNodes<QueueNode>::give_back(me);
+        ThreadNodes<Node>::give_back(me);
         return;
       }
       // A successor swapped itself in but has not linked yet.
@@ -64,12 +65,12 @@ class McsSpinlock {
     }
     Hooks::at(HookPoint::kBeforeWake);
     next->locked.store(0, std::memory_order_release);
-    ThreadNodes<QueueNode>::give_back(me);
+    ThreadNodes<Node>::give_back(me);
   }
 
  private:
-  std::atomic<QueueNode*> tail_{nullptr};
-  QueueNode* holder_ = nullptr;  // written and read only by the holder
+  Atomic<Hooks, Node*> tail_{nullptr};
+  Node* holder_ = nullptr;  // written and read only by the holder
 };
 
 }  // namespace rwstress

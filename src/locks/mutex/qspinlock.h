@@ -38,13 +38,16 @@ inline constexpr std::uint32_t kTailMask = 0xffff0000u;
 inline constexpr int kNodes = 4;  // the kernel's MAX_NODES
 inline constexpr int kMaxThreads = (1 << 14) - 1;
 
+template <class Node>
 struct ThreadQnodes {
-  QueueNode nodes[kNodes];
+  Node nodes[kNodes];
   int count = 0;
 };
 
-// Thread index -> that thread's nodes, for decoding a tail.
-inline std::atomic<ThreadQnodes*> g_table[kMaxThreads + 1];
+// Thread index -> that thread's nodes, for decoding a tail (one table per
+// node type: the plain and the controlled instantiations do not mix).
+template <class Node>
+inline std::atomic<ThreadQnodes<Node>*> g_table[kMaxThreads + 1];
 
 struct IndexAllocator {
   std::mutex mutex;
@@ -56,8 +59,9 @@ inline IndexAllocator& allocator() {
   return a;
 }
 
+template <class Node>
 struct ThreadSlot {
-  ThreadQnodes qnodes;
+  ThreadQnodes<Node> qnodes;
   int index = 0;  // 1-based
 
   ThreadSlot() {
@@ -71,18 +75,19 @@ struct ThreadSlot {
     } else {
       std::abort();  // 16383 threads queued on qspinlocks at once
     }
-    g_table[index].store(&qnodes, std::memory_order_release);
+    g_table<Node>[index].store(&qnodes, std::memory_order_release);
   }
   ~ThreadSlot() {
-    g_table[index].store(nullptr, std::memory_order_relaxed);
+    g_table<Node>[index].store(nullptr, std::memory_order_relaxed);
     IndexAllocator& a = allocator();
     std::lock_guard guard(a.mutex);
     a.free.push_back(index);
   }
 };
 
-inline ThreadSlot& this_thread_slot() {
-  static thread_local ThreadSlot slot;
+template <class Node>
+inline ThreadSlot<Node>& this_thread_slot() {
+  static thread_local ThreadSlot<Node> slot;
   return slot;
 }
 
@@ -90,10 +95,11 @@ inline std::uint32_t encode_tail(int index, int idx) {
   return (std::uint32_t(index) << kTailCpuShift) | (std::uint32_t(idx) << kTailIdxShift);
 }
 
-inline QueueNode* decode_tail(std::uint32_t tail) {
+template <class Node>
+inline Node* decode_tail(std::uint32_t tail) {
   int index = int(tail >> kTailCpuShift);
   int idx = int((tail >> kTailIdxShift) & 3);
-  return &g_table[index].load(std::memory_order_acquire)->nodes[idx];
+  return &g_table<Node>[index].load(std::memory_order_acquire)->nodes[idx];
 }
 
 }  // namespace qspinlock_detail
@@ -104,6 +110,7 @@ class QSpinlock {
   template <class H>
   using WithHooks = QSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
+  using Node = QueueNodeOf<Hooks>;
   void lock() noexcept {
     std::uint32_t val = 0;
     if (word_.compare_exchange_strong(val, qspinlock_detail::kLocked, std::memory_order_acquire,
@@ -148,14 +155,14 @@ class QSpinlock {
 
   void queue() noexcept {
     using namespace qspinlock_detail;
-    ThreadSlot& self = this_thread_slot();
+    ThreadSlot<Node>& self = this_thread_slot<Node>();
     const int idx = self.qnodes.count++;
     if (idx >= kNodes) {  // nested deeper than the nodes we have: spin on trylock
       spin_until<Hooks>([&] { return trylock(); });
       --self.qnodes.count;
       return;
     }
-    QueueNode* node = &self.qnodes.nodes[idx];
+    Node* node = &self.qnodes.nodes[idx];
     const std::uint32_t tail = encode_tail(self.index, idx);
     node->locked.store(0, std::memory_order_relaxed);
     node->next.store(nullptr, std::memory_order_relaxed);
@@ -170,7 +177,7 @@ class QSpinlock {
                                         std::memory_order_relaxed)) {
     }
     if (old & kTailMask) {
-      QueueNode* prev = decode_tail(old & kTailMask);
+      Node* prev = decode_tail<Node>(old & kTailMask);
       prev->next.store(node, std::memory_order_release);
       Hooks::at(HookPoint::kAfterEnqueue);
       spin_until<Hooks>([&] { return node->locked.load(std::memory_order_acquire) != 0; });
@@ -190,14 +197,14 @@ class QSpinlock {
       return;
     }
     word_.fetch_or(kLocked, std::memory_order_relaxed);
-    QueueNode* next;
+    Node* next;
     spin_until<Hooks>([&] { return (next = node->next.load(std::memory_order_acquire)); });
     Hooks::at(HookPoint::kBeforeWake);
     next->locked.store(1, std::memory_order_release);
     --self.qnodes.count;
   }
 
-  std::atomic<std::uint32_t> word_{0};
+  Atomic<Hooks, std::uint32_t> word_{0};
 };
 
 }  // namespace rwstress

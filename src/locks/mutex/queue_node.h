@@ -12,13 +12,17 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "locks/hooks.h"
+
 namespace rwstress {
 
 inline constexpr int kNodesPerThread = 8;
 
-struct alignas(64) QueueNode {
-  std::atomic<QueueNode*> next{nullptr};
-  std::atomic<std::uint32_t> locked{0};
+// One queue node, its words through the lock's atomic seam (hooks.h).
+template <class Hooks>
+struct alignas(64) QueueNodeOf {
+  Atomic<Hooks, QueueNodeOf*> next{nullptr};
+  Atomic<Hooks, std::uint32_t> locked{0};
 };
 
 template <class Node>

@@ -28,7 +28,7 @@ class TasSpinlock {
   void unlock() noexcept { locked_.store(0, std::memory_order_release); }
 
  private:
-  std::atomic<std::uint8_t> locked_{0};
+  Atomic<Hooks, std::uint8_t> locked_{0};
 };
 
 }  // namespace rwstress

@@ -41,8 +41,8 @@ class TicketSpinlock {
   }
 
  private:
-  std::atomic<std::uint32_t> next_{0};
-  std::atomic<std::uint32_t> owner_{0};
+  Atomic<Hooks, std::uint32_t> next_{0};
+  Atomic<Hooks, std::uint32_t> owner_{0};
 };
 
 }  // namespace rwstress

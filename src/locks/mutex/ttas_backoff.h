@@ -25,7 +25,7 @@ class TtasBackoffSpinlock {
     if (!locked_.exchange(1, std::memory_order_acquire)) return;
     SpinWait<Hooks> wait;
     std::uint32_t limit = kMinBackoff;
-    std::uint32_t jitter = std::uint32_t(reinterpret_cast<std::uintptr_t>(&wait)) | 1;
+    std::uint32_t jitter = backoff_seed();
     for (;;) {
       while (locked_.load(std::memory_order_relaxed)) wait.once();
       if (!locked_.exchange(1, std::memory_order_acquire)) return;
@@ -41,9 +41,19 @@ class TtasBackoffSpinlock {
   void unlock() noexcept { locked_.store(0, std::memory_order_release); }
 
  private:
+  // Waiters back off apart: each starts from its own stack address, or,
+  // under control, from its thread index (a replay draws the same turns).
+  static std::uint32_t backoff_seed() noexcept {
+    if constexpr (kControlled<Hooks>) {
+      return std::uint32_t(controlled::thread_index()) * 2654435761u | 1;
+    } else {
+      int here;
+      return std::uint32_t(reinterpret_cast<std::uintptr_t>(&here)) | 1;
+    }
+  }
   static constexpr std::uint32_t kMinBackoff = 4;
   static constexpr std::uint32_t kMaxBackoff = 1024;
-  std::atomic<std::uint8_t> locked_{0};
+  Atomic<Hooks, std::uint8_t> locked_{0};
 };
 
 }  // namespace rwstress

@@ -24,9 +24,9 @@ class BigReaderLock {
   template <class H>
   using WithHooks = BigReaderLock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
-  void down_read() noexcept { slots_[reader_slot()].lock.lock(); }
-  bool down_read_trylock() noexcept { return slots_[reader_slot()].lock.trylock(); }
-  void up_read() noexcept { slots_[reader_slot()].lock.unlock(); }
+  void down_read() noexcept { slots_[reader_slot<Hooks>()].lock.lock(); }
+  bool down_read_trylock() noexcept { return slots_[reader_slot<Hooks>()].lock.trylock(); }
+  void up_read() noexcept { slots_[reader_slot<Hooks>()].lock.unlock(); }
 
   void down_write() noexcept {
     for (auto& s : slots_) s.lock.lock();

@@ -59,10 +59,10 @@ class PhaseFairRwlock {
   static constexpr std::uint32_t kPresent = 0x2;
   static constexpr std::uint32_t kPhaseId = 0x1;
 
-  alignas(64) std::atomic<std::uint32_t> rin_{0};
-  alignas(64) std::atomic<std::uint32_t> rout_{0};
-  alignas(64) std::atomic<std::uint32_t> win_{0};
-  alignas(64) std::atomic<std::uint32_t> wout_{0};
+  alignas(64) Atomic<Hooks, std::uint32_t> rin_{0};
+  alignas(64) Atomic<Hooks, std::uint32_t> rout_{0};
+  alignas(64) Atomic<Hooks, std::uint32_t> win_{0};
+  alignas(64) Atomic<Hooks, std::uint32_t> wout_{0};
 };
 
 template <class Hooks = NoHooks>
@@ -103,8 +103,8 @@ class TaskFairRwlock {
   static constexpr std::uint64_t kWriter = std::uint64_t(1) << 32;
   static std::uint32_t writers(std::uint64_t v) noexcept { return std::uint32_t(v >> 32); }
 
-  alignas(64) std::atomic<std::uint64_t> requests_{0};
-  alignas(64) std::atomic<std::uint64_t> completions_{0};
+  alignas(64) Atomic<Hooks, std::uint64_t> requests_{0};
+  alignas(64) Atomic<Hooks, std::uint64_t> completions_{0};
 };
 
 }  // namespace rwstress

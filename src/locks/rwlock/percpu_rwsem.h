@@ -105,7 +105,7 @@ class PercpuRwsem {
   // the writer's grace period (membarrier) sits between its leaving kIdle
   // and its summing the counts, so it sees our decrement or we see it.
   void up_read() noexcept {
-    slots_[reader_slot()].count.fetch_sub(1, std::memory_order_release);
+    slots_[reader_slot<Hooks>()].count.fetch_sub(1, std::memory_order_release);
     if (reader_fence_)
       std::atomic_thread_fence(std::memory_order_seq_cst);
     else
@@ -164,7 +164,7 @@ class PercpuRwsem {
 
   // --- readers ------------------------------------------------------------
   bool try_fast_read() noexcept {
-    auto& c = slots_[reader_slot()].count;
+    auto& c = slots_[reader_slot<Hooks>()].count;
     c.fetch_add(1, std::memory_order_relaxed);
     if (reader_fence_)
       std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -178,7 +178,7 @@ class PercpuRwsem {
 
   // __percpu_down_read_trylock: count ourselves, full barrier, look at block.
   bool read_trylock() noexcept {
-    auto& c = slots_[reader_slot()].count;
+    auto& c = slots_[reader_slot<Hooks>()].count;
     c.fetch_add(1, std::memory_order_seq_cst);
     if (!block_.load(std::memory_order_seq_cst)) return true;
     c.fetch_sub(1, std::memory_order_seq_cst);
@@ -213,7 +213,7 @@ class PercpuRwsem {
   struct Waiter {
     Waiter* next = nullptr;
     bool writer = false;
-    std::atomic<std::uint32_t> waiting{1};  // futex word: 1 queued, 0 handed the lock
+    Atomic<Hooks, std::uint32_t> waiting{1};  // futex word: 1 queued, 0 handed the lock
   };
 
   // percpu_rwsem_wait: a trylock under the queue lock (so that a release
@@ -254,13 +254,13 @@ class PercpuRwsem {
   }
 
   struct alignas(64) Slot {
-    std::atomic<long> count{0};
+    Atomic<Hooks, long> count{0};
   };
   Slot slots_[kPercpuSlots];
-  alignas(64) std::atomic<std::uint32_t> sync_state_{kIdle};
-  std::atomic<int> writers_{0};
-  alignas(64) std::atomic<std::uint32_t> block_{0};
-  std::atomic<std::uint32_t> writer_wake_{0};
+  alignas(64) Atomic<Hooks, std::uint32_t> sync_state_{kIdle};
+  Atomic<Hooks, int> writers_{0};
+  alignas(64) Atomic<Hooks, std::uint32_t> block_{0};
+  Atomic<Hooks, std::uint32_t> writer_wake_{0};
   RawSpinlock<Hooks> wait_lock_;
   Waiter* head_ = nullptr;
   Waiter** tail_ = &head_;

@@ -7,14 +7,26 @@
 
 #include <atomic>
 
+#include "locks/hooks.h"
+
 namespace rwstress {
 
 inline constexpr int kPercpuSlots = 64;
 
-inline int reader_slot() noexcept {
+inline int reader_slot_of_thread() noexcept {
   static std::atomic<int> next{0};
   static thread_local int slot = next.fetch_add(1, std::memory_order_relaxed) % kPercpuSlots;
   return slot;
+}
+
+// Under control a thread's slot is its index in the run, so a replay puts
+// every reader on the same slot as the schedule it replays.
+template <class Hooks>
+inline int reader_slot() noexcept {
+  if constexpr (kControlled<Hooks>)
+    return controlled::thread_index() % kPercpuSlots;
+  else
+    return reader_slot_of_thread();
 }
 
 }  // namespace rwstress

@@ -58,7 +58,7 @@ class ReaderPrefRwlock {
  private:
   static constexpr std::uint32_t kWriter = 1;
   static constexpr std::uint32_t kReader = 2;
-  std::atomic<std::uint32_t> word_{0};
+  Atomic<Hooks, std::uint32_t> word_{0};
 };
 
 template <class Hooks = NoHooks>
@@ -112,7 +112,7 @@ class WriterPrefRwlock {
   static constexpr std::uint32_t kWriterMask = 0xffff;
   static constexpr std::uint32_t kReader = 1u << 16;
   static constexpr std::uint32_t kReaderMask = 0xffff0000u;
-  std::atomic<std::uint32_t> word_{0};
+  Atomic<Hooks, std::uint32_t> word_{0};
 };
 
 }  // namespace rwstress

@@ -92,7 +92,7 @@ class QRwlock {
     wait_lock_.unlock();
   }
 
-  std::atomic<std::uint32_t> cnts_{0};
+  Atomic<Hooks, std::uint32_t> cnts_{0};
   QSpinlock<Hooks> wait_lock_;
 };
 

@@ -139,7 +139,7 @@ class LinuxRwsem {
   struct WakeList {
     RwsemWaiter* readers[kMaxReadersWakeup];
     int n = 0;
-    std::atomic<std::uint32_t>* writer_word = nullptr;
+    controlled::Atomic<std::uint32_t>* writer_word = nullptr;
     void add(RwsemWaiter* w) noexcept { readers[n++] = w; }
     void wake_writer(RwsemWaiter* w) noexcept {
       w->waiting.store(0, std::memory_order_release);
@@ -183,7 +183,7 @@ class LinuxRwsem {
       if (old & kWriterLocked) {
         // A writer stole the lock. A reader that has waited too long asks
         // for the hand-off.
-        if (tuning_.handoff && std::chrono::steady_clock::now() > first->timeout) {
+        if (tuning_.handoff && lock_clock_now<Hooks>() > first->timeout) {
           if (!(old & kHandoff)) adjustment -= kHandoff;
           first->handoff_set = true;
         }
@@ -230,7 +230,7 @@ class LinuxRwsem {
       return;
     }
     LinuxRwsemWaiter w(false);
-    w.timeout = std::chrono::steady_clock::now() +
+    w.timeout = lock_clock_now<Hooks>() +
                 std::chrono::microseconds(tuning_.handoff_after_us);
     long adjustment = -kReaderBias;
     WakeList wl;
@@ -264,7 +264,7 @@ class LinuxRwsem {
       if (has_handoff && first->handoff_set && &w != first) return false;
       next = c;
       if (c & kLockMask) {
-        if (has_handoff || !tuning_.handoff || std::chrono::steady_clock::now() < w.timeout)
+        if (has_handoff || !tuning_.handoff || lock_clock_now<Hooks>() < w.timeout)
           return false;
         next |= kHandoff;
       } else {
@@ -327,7 +327,7 @@ class LinuxRwsem {
         owner = now_owner;
         if (same_owner >= tuning_.spin_limit) break;  // owner->on_cpu, as far as we can tell
       } else if (c & kReaderMask) {
-        const auto now = std::chrono::steady_clock::now();
+        const auto now = lock_clock_now<Hooks>();
         if (!reader_phase) {
           const long readers = std::min<long>((c & kReaderMask) / kReaderBias, 30);
           reader_deadline = now + std::chrono::nanoseconds((readers + 1) * 500);
@@ -358,7 +358,7 @@ class LinuxRwsem {
   void write_slowpath() noexcept {
     if (optimistic_spin()) return;
     LinuxRwsemWaiter w(true);
-    w.timeout = std::chrono::steady_clock::now() +
+    w.timeout = lock_clock_now<Hooks>() +
                 std::chrono::microseconds(tuning_.handoff_after_us);
     WakeList wl;
     wait_lock_.lock();
@@ -384,9 +384,9 @@ class LinuxRwsem {
     wl.grant_all();
   }
 
-  std::atomic<long> count_{0};
-  std::atomic<const void*> owner_{nullptr};
-  std::atomic<bool> osq_{false};  // a writer is spinning optimistically
+  Atomic<Hooks, long> count_{0};
+  Atomic<Hooks, const void*> owner_{nullptr};
+  Atomic<Hooks, bool> osq_{false};  // a writer is spinning optimistically
   LockTuning tuning_;
   RawSpinlock<Hooks> wait_lock_;
   RwsemWaitList list_;

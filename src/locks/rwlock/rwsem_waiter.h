@@ -24,9 +24,12 @@ struct RwsemWaiter {
   RwsemWaiter* next = nullptr;
   bool wants_write = false;
   int cpu = -1;  // where the sleeper queued: see rwsem_grant_batch()
-  std::atomic<std::uint32_t> waiting{1};  // futex word: 1 = queued, 0 = granted
+  // Futex word: 1 = queued, 0 = granted. A controlled word in every build
+  // (futex.h): a record lives on slow paths that sleep anyway, and the
+  // controlled instantiations of the rwsems share it.
+  controlled::Atomic<std::uint32_t> waiting{1};
 
-  explicit RwsemWaiter(bool write) noexcept : wants_write(write), cpu(sched_getcpu()) {}
+  explicit RwsemWaiter(bool write) noexcept : wants_write(write), cpu(controlled::current_cpu()) {}
 };
 
 // Circular doubly linked list with a sentinel; callers hold the wait lock.
@@ -133,7 +136,7 @@ inline GrantBatch rwsem_take_grant_batch(RwsemWaitList& q, ReaderBatch policy,
 // the waker's CPU slept on for 4 ms (one tick), and the writer got 0.01% of
 // the operations.
 inline void rwsem_grant_batch(const GrantBatch& batch) noexcept {
-  const int here = sched_getcpu();
+  const int here = controlled::current_cpu();
   RwsemWaiter* local = nullptr;  // not yet granted: their links are still ours
   for (RwsemWaiter *w = batch.first, *next; w; w = next) {
     next = w->next;  // read before the grant: a granted waiter may be gone
@@ -152,7 +155,7 @@ inline void rwsem_grant_batch(const GrantBatch& batch) noexcept {
 
 // The same order for waiters collected in an array (which is consumed).
 inline void rwsem_grant_all(RwsemWaiter** waiters, int n) noexcept {
-  const int here = sched_getcpu();
+  const int here = controlled::current_cpu();
   for (int i = 0; i < n; ++i) {
     if (waiters[i]->cpu != here) {
       rwsem_grant(waiters[i]);

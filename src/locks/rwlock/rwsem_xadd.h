@@ -170,7 +170,7 @@ class RwsemXadd {
     }
   }
 
-  std::atomic<std::int32_t> count_{kUnlockedValue};
+  Atomic<Hooks, std::int32_t> count_{kUnlockedValue};
   ReaderBatch reader_batch_ = kUnfairWake ? ReaderBatch::kAllQueued : ReaderBatch::kHeadRun;
   bool original_retry_ = false;
   RawSpinlock<Hooks> wait_lock_;

@@ -45,7 +45,7 @@ class KernelSemaphore {
   }
 
   bool down_timeout(std::chrono::nanoseconds limit) noexcept {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
+    const auto deadline = lock_clock_now<Hooks>() + limit;
     lock_.lock();
     if (count_ > 0) {
       --count_;
@@ -56,7 +56,7 @@ class KernelSemaphore {
     enqueue(w);
     lock_.unlock();
     while (w.waiting.load(std::memory_order_acquire)) {
-      auto left = deadline - std::chrono::steady_clock::now();
+      auto left = deadline - lock_clock_now<Hooks>();
       if (left <= std::chrono::nanoseconds::zero()) {
         SpinGuard guard(lock_);
         if (w.next) {  // still queued: give up

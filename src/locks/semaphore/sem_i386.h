@@ -65,6 +65,12 @@ class SemI386 {
     Hooks::at(HookPoint::kAfterEnqueue);
     ++sleepers_;
     for (;;) {
+      // The wake-up we would sleep through is the one after this look: an
+      // up() between the check below and the sleep moves wake_seq_ past it
+      // and the sleep returns at once. (Sampled after the check, as this
+      // port did until December 2026, an up() in between woke nobody and the
+      // sleeper slept on for good: rwstress explore found the schedule.)
+      const std::uint32_t seq = wake_seq_.load(std::memory_order_acquire);
       int sleepers = sleepers_;
       // Add "everybody else" back into the count: they are not playing,
       // because we hold the lock. Non-negative means the unit is ours.
@@ -73,7 +79,6 @@ class SemI386 {
         break;
       }
       sleepers_ = 1;  // us: see the -1 above
-      const std::uint32_t seq = wake_seq_.load(std::memory_order_acquire);
       lock_.unlock();
       Hooks::at(HookPoint::kBeforeSleep);
       futex_wait<Hooks>(wake_seq_, seq);
@@ -84,10 +89,10 @@ class SemI386 {
     wake_one();  // pass the baton: another sleeper may be able to go too
   }
 
-  std::atomic<int> count_;
+  Atomic<Hooks, int> count_;
   int sleepers_ = 0;  // under lock_
   RawSpinlock<Hooks> lock_;
-  std::atomic<std::uint32_t> wake_seq_{0};  // the wait queue
+  Atomic<Hooks, std::uint32_t> wake_seq_{0};  // the wait queue
 };
 
 }  // namespace rwstress

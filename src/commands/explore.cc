@@ -1,0 +1,453 @@
+// rwstress explore (explore.h): strategies over the controlled scheduler,
+// shrinking, traces and replay.
+#include "commands/explore.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "registry/registry.h"
+#include "run/explore_run.h"
+
+namespace rwstress {
+
+namespace {
+
+namespace ctl = controlled;
+using Clock = std::chrono::steady_clock;
+
+// Shrinking tries this many bounded schedules per preemption count.
+inline constexpr int kShrinkTries = 300;
+
+std::uint64_t schedule_seed(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (i + 1);  // splitmix64
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::string thread_name(const ExploreShape& shape, int t) {
+  if (shape.scenario.family != Family::kRwlock) return fmt::format("T{}", t);
+  return t < shape.scenario.readers ? fmt::format("R{}", t) : fmt::format("W{}", t);
+}
+
+std::string word_name(const ExploredSchedule& e, const void* w) {
+  if (!w) return "";
+  const auto* b = static_cast<const char*>(e.lock_begin);
+  const auto* p = static_cast<const char*>(w);
+  if (p >= b && p < b + e.lock_size) return fmt::format("lock+{:#x}", p - b);
+  return fmt::format("{}", w);
+}
+
+int count_preemptions(const ctl::Schedule& s) {
+  int n = 0;
+  const std::size_t len = std::min(s.choices.size(), s.decisions.size());
+  for (std::size_t j = 1; j < len; ++j)
+    if (s.decisions[j].preemptible && s.choices[j] != s.choices[j - 1]) ++n;
+  return n;
+}
+
+std::string shape_text(const ExploreShape& shape) {
+  const Scenario& sc = shape.scenario;
+  std::string who =
+      sc.family == Family::kRwlock
+          ? fmt::format("{} reader{}, {} writer{}", sc.readers, sc.readers == 1 ? "" : "s",
+                        sc.writers, sc.writers == 1 ? "" : "s")
+          : fmt::format("{} thread{}", sc.writers, sc.writers == 1 ? "" : "s");
+  if (sc.family == Family::kSemaphore) who += fmt::format(", count {}", sc.count);
+  return fmt::format("{}, {} operation{} each", who, shape.ops, shape.ops == 1 ? "" : "s");
+}
+
+std::string replay_flags(const LockMeta& meta, const ExploreShape& shape) {
+  const Scenario& sc = shape.scenario;
+  std::string f = fmt::format("--lock {}", meta.name);
+  if (sc.family == Family::kRwlock)
+    f += fmt::format(" --readers {} --writers {}", sc.readers, sc.writers);
+  else
+    f += fmt::format(" --threads {}", sc.writers);
+  if (sc.family == Family::kSemaphore) f += fmt::format(" --count {}", sc.count);
+  for (const Knob& k : kKnobs)  // the knobs this lock reads, where not the default
+    if (sc.tuning.*k.field != LockTuning{}.*k.field && reads_knob(k, meta.name))
+      f += fmt::format(" --{} {}", k.flag, knob_text(k, sc.tuning.*k.field));
+  return f + fmt::format(" --ops {}", shape.ops);
+}
+
+// What a schedule that did not pass shows: the checkers' findings, or the
+// threads' states at a deadlock or livelock.
+std::vector<std::string> finding_lines(const ExploredSchedule& e) {
+  std::vector<std::string> lines;
+  for (const Violation& v : e.violations)
+    lines.push_back(fmt::format("{} ({}): {}", violation_kind_name(v.kind),
+                                violation_source(v.thread), v.detail));
+  if (e.schedule.outcome != ctl::Outcome::kDone) {
+    lines.push_back(e.schedule.outcome == ctl::Outcome::kDeadlock
+                        ? "deadlock: every unfinished thread is blocked"
+                        : std::string(ctl::outcome_name(e.schedule.outcome)) +
+                              ": no thread can make progress");
+    for (const std::string& s : e.schedule.states) lines.push_back("  " + s);
+  }
+  return lines;
+}
+
+std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreShape& shape,
+                                     int last) {
+  std::vector<std::string> lines;
+  const auto& trace = e.schedule.trace;
+  const std::size_t from = trace.size() > std::size_t(last) ? trace.size() - std::size_t(last) : 0;
+  lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", "step", "thread", "point", "word",
+                              "value"));
+  for (std::size_t i = from; i < trace.size(); ++i) {
+    const ctl::Step& s = trace[i];
+    std::string value;
+    if (s.has_value)
+      value = s.before == s.after ? fmt::format("{:#x}", s.before)
+                                  : fmt::format("{:#x} -> {:#x}", s.before, s.after);
+    lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", i + 1,
+                                thread_name(shape, s.thread), s.what, word_name(e, s.word),
+                                value));
+  }
+  return lines;
+}
+
+ctl::Options base_options(const RunConfig& cfg) {
+  ctl::Options o;
+  o.max_steps = cfg.explore.max_steps;
+  o.step_ns = cfg.explore.step_ns;
+  o.spurious_wakes = cfg.explore.spurious_wakes;  // not taken by kFirst (exhaustive, replay)
+  return o;
+}
+
+struct Search {
+  std::uint64_t schedules = 0;
+  std::uint64_t steps = 0;
+  bool complete = false;  // exhaustive: every schedule within the bound ran
+  bool found = false;
+  std::uint64_t found_at = 0;  // 1-based schedule number
+  ExploredSchedule failure;
+  std::uint64_t k = 0;  // PCT's step bound: the longest schedule seen
+};
+
+ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape& shape,
+                              const ctl::Options& o, Search& search) {
+  ExploredSchedule e = entry.explore(shape, o);
+  ++search.schedules;
+  search.steps += e.schedule.trace.size();
+  search.k = std::max<std::uint64_t>(search.k, e.schedule.trace.size());
+  return e;
+}
+
+bool note_failure(Search& search, ExploredSchedule&& e) {
+  if (e.verdict == Verdict::kPass) return false;
+  search.found = true;
+  search.found_at = search.schedules;
+  search.failure = std::move(e);
+  return true;
+}
+
+// random and pct: schedule 1 runs without preemption (it measures k, the
+// step count PCT draws its change points among), then the strategy's.
+void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
+            Search& search) {
+  ctl::Options o = base_options(cfg);
+  o.strategy = ctl::Strategy::kFirst;
+  if (note_failure(search, run_schedule(entry, shape, o, search))) return;
+  for (std::uint64_t i = 1; i < cfg.explore.schedules; ++i) {
+    o = base_options(cfg);
+    o.seed = schedule_seed(cfg.seed, i);
+    o.strategy = cfg.explore.pct ? ctl::Strategy::kPct : ctl::Strategy::kRandom;
+    o.pct_depth = cfg.explore.depth;
+    o.pct_steps = search.k;
+    if (note_failure(search, run_schedule(entry, shape, o, search))) return;
+  }
+}
+
+// exhaustive: depth-first over the decisions, each schedule replaying a
+// prefix and going on without preemption; alternatives that would exceed
+// the preemption bound are not taken. Iterative context bounding: bound
+// 0, then 1, ... up to C, so the first failure found has the fewest
+// preemptions.
+void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
+             Search& search) {
+  struct Frame {
+    std::uint64_t eligible;
+    std::uint64_t tried;
+    bool preemptible;
+    int prev;
+    int preempts_before;
+  };
+  for (int bound = 0; bound <= cfg.explore.preemptions; ++bound) {
+    std::vector<Frame> stack;
+    std::vector<int> prefix;
+    for (;;) {
+      if (search.schedules >= cfg.explore.schedules) return;
+      ctl::Options o = base_options(cfg);
+      o.strategy = ctl::Strategy::kFirst;
+      o.replay = prefix;
+      ExploredSchedule e = run_schedule(entry, shape, o, search);
+      const ctl::Schedule& s = e.schedule;
+      const std::size_t len = std::min(s.choices.size(), s.decisions.size());
+      int preempts = 0;
+      for (std::size_t j = 0; j < stack.size() && j < len; ++j)
+        preempts += j > 0 && s.decisions[j].preemptible && s.choices[j] != s.choices[j - 1];
+      for (std::size_t j = stack.size(); j < len; ++j) {
+        const int prev = j > 0 ? s.choices[j - 1] : -1;
+        stack.push_back(Frame{s.decisions[j].eligible, std::uint64_t(1) << s.choices[j],
+                              s.decisions[j].preemptible, prev, preempts});
+        preempts += j > 0 && s.decisions[j].preemptible && s.choices[j] != prev;
+      }
+      if (note_failure(search, std::move(e))) return;
+      // Back to the deepest decision with an alternative within the bound.
+      std::vector<int> choices = s.choices;
+      bool next = false;
+      while (!stack.empty() && !next) {
+        Frame& f = stack.back();
+        const std::size_t j = stack.size() - 1;
+        for (int t = 0; t < 64 && !next; ++t) {
+          const std::uint64_t bit = std::uint64_t(1) << t;
+          if (!(f.eligible & bit) || (f.tried & bit)) continue;
+          f.tried |= bit;
+          const int cost = f.preemptible && t != f.prev ? 1 : 0;
+          if (f.preempts_before + cost > bound) continue;
+          prefix.assign(choices.begin(), choices.begin() + std::ptrdiff_t(j));
+          prefix.push_back(t);
+          next = true;
+        }
+        if (!next) stack.pop_back();
+      }
+      if (!next) break;  // this bound is exhausted
+    }
+  }
+  search.complete = true;
+}
+
+// A failure found by sampling, shrunk: bounded random schedules with 0, 1,
+// ... fewer preemptions than it had; the first that fails replaces it.
+void shrink(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
+            Search& search, std::vector<std::string>& notes) {
+  const int had = count_preemptions(search.failure.schedule);
+  std::uint64_t tried = 0;
+  for (int c = 0; c < had; ++c)
+    for (int t = 0; t < kShrinkTries; ++t) {
+      ctl::Options o = base_options(cfg);
+      o.strategy = ctl::Strategy::kBounded;
+      o.preemptions = c;
+      o.pct_steps = std::max<std::uint64_t>(1, search.failure.schedule.trace.size());
+      o.seed = schedule_seed(cfg.seed ^ 0x5348524e4bULL, std::uint64_t(c) * kShrinkTries + t);
+      ExploredSchedule e = entry.explore(shape, o);
+      ++tried;
+      if (e.verdict == Verdict::kPass || count_preemptions(e.schedule) >= had) continue;
+      notes.push_back(fmt::format("shrunk from {} preemption{} to {} ({} bounded schedules tried)",
+                                  had, had == 1 ? "" : "s", count_preemptions(e.schedule), tried));
+      search.failure = std::move(e);
+      return;
+    }
+  notes.push_back(fmt::format("not shrunk: no schedule with fewer than {} preemption{} failed "
+                              "in {} tried",
+                              had, had == 1 ? "" : "s", tried));
+}
+
+std::string strategy_text(const RunConfig::Explore& x) {
+  if (x.exhaustive) return fmt::format("exhaustive:preemptions={}", x.preemptions);
+  if (x.pct) return fmt::format("pct:depth={}", x.depth);
+  return "random";
+}
+
+// Runs a failure's choices `times` times: how many gave its digest and
+// verdict again.
+int replays_matching(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
+                     const ExploredSchedule& failure, int times) {
+  int same = 0;
+  for (int i = 0; i < times; ++i) {
+    ctl::Options o = base_options(cfg);
+    o.strategy = ctl::Strategy::kFirst;
+    o.replay = failure.schedule.choices;
+    ExploredSchedule again = entry.explore(shape, o);
+    same += again.schedule.digest == failure.schedule.digest && again.verdict == failure.verdict;
+  }
+  return same;
+}
+
+void print_failure(const RunConfig& cfg, const ExploredSchedule& e, const ExploreShape& shape,
+                   const Output& out) {
+  for (const std::string& l : finding_lines(e)) out.print("  " + l);
+  out.print(fmt::format("  the last {} steps of {} ({} preemption{}):",
+                        std::min<std::size_t>(std::size_t(cfg.explore.trace_steps),
+                                               e.schedule.trace.size()),
+                        e.schedule.trace.size(), count_preemptions(e.schedule),
+                        count_preemptions(e.schedule) == 1 ? "" : "s"));
+  for (const std::string& l : trace_lines(e, shape, cfg.explore.trace_steps))
+    out.print("  " + l);
+}
+
+// --replay: one schedule, step for step.
+int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entry,
+               const ExploreShape& shape, const Output& out) {
+  std::uint64_t digest = 0;
+  std::vector<int> choices;
+  if (std::string err = decode_replay(cfg.explore.replay, &digest, &choices); !err.empty()) {
+    out.error("explore --replay: " + err);
+    return 2;
+  }
+  ctl::Options o = base_options(cfg);
+  o.strategy = ctl::Strategy::kFirst;
+  o.replay = choices;
+  ExploredSchedule e = entry.explore(shape, o);
+  out.print(fmt::format("rwstress explore: replaying a schedule of {} steps on {} ({})",
+                        choices.size(), meta.name, shape_text(shape)));
+  if (e.schedule.outcome == ctl::Outcome::kReplayDiverged || e.schedule.digest != digest) {
+    out.error(fmt::format("explore --replay: the schedule does not replay on {} with this shape "
+                          "(it left the recorded steps at step {}); give the lock, the shape and "
+                          "the knobs of its replay line",
+                          meta.name, std::min(e.schedule.trace.size(), choices.size())));
+    return 2;
+  }
+  out.print(fmt::format("{}: {} (the recorded schedule, step for step: digest {:016x})", meta.name,
+                        verdict_name(e.verdict), digest));
+  if (e.verdict != Verdict::kPass) print_failure(cfg, e, shape, out);
+  return exit_code_of(e.verdict);
+}
+
+}  // namespace
+
+std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* out) {
+  const std::string want =
+      "--strategy: want random, pct[:depth=D] (D 1 to 10) or exhaustive[:preemptions=C] "
+      "(C 0 to 10)";
+  auto number = [&](std::string_view s, std::string_view key, int* v) {
+    if (s.substr(0, key.size()) != key) return false;
+    s.remove_prefix(key.size());
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
+    return ec == std::errc() && p == s.data() + s.size() && *v >= 0 && *v <= 10;
+  };
+  const std::string_view t = text;
+  RunConfig::Explore x = *out;
+  x.strategy_text = text;
+  x.exhaustive = x.pct = false;
+  if (t == "random") {
+  } else if (t == "pct") {
+    x.pct = true;
+  } else if (t.substr(0, 4) == "pct:") {
+    x.pct = true;
+    if (!number(t.substr(4), "depth=", &x.depth) || x.depth < 1) return want;
+  } else if (t == "exhaustive") {
+    x.exhaustive = true;
+  } else if (t.substr(0, 11) == "exhaustive:") {
+    x.exhaustive = true;
+    if (!number(t.substr(11), "preemptions=", &x.preemptions)) return want;
+  } else {
+    return want;
+  }
+  *out = x;
+  return "";
+}
+
+std::string encode_replay(std::uint64_t digest, const std::vector<int>& choices) {
+  std::string code = fmt::format("{:016x}:", digest);
+  for (std::size_t i = 0; i < choices.size();) {
+    std::size_t j = i;
+    while (j < choices.size() && choices[j] == choices[i]) ++j;
+    if (i > 0) code += '.';
+    code += std::to_string(choices[i]);
+    if (j - i > 1) code += fmt::format("x{}", j - i);
+    i = j;
+  }
+  return code;
+}
+
+std::string decode_replay(const std::string& code, std::uint64_t* digest,
+                          std::vector<int>* choices) {
+  const std::string want = "want DIGEST:T[xN].T[xN]... as a replay line gives it";
+  const std::size_t colon = code.find(':');
+  if (colon != 16) return want;
+  auto [p, ec] = std::from_chars(code.data(), code.data() + 16, *digest, 16);
+  if (ec != std::errc() || p != code.data() + 16) return want;
+  choices->clear();
+  std::stringstream tokens(code.substr(17));
+  for (std::string tok; std::getline(tokens, tok, '.');) {
+    int thread = 0;
+    std::uint64_t times = 1;
+    const char* b = tok.data();
+    const char* e = b + tok.size();
+    auto [q, ec1] = std::from_chars(b, e, thread);
+    if (ec1 != std::errc() || thread < 0 || thread >= 64) return want;
+    if (q != e) {
+      if (*q != 'x') return want;
+      auto [r, ec2] = std::from_chars(q + 1, e, times);
+      if (ec2 != std::errc() || r != e || times == 0 || times > 100'000'000) return want;
+    }
+    if (choices->size() + times > 100'000'000) return want;
+    choices->insert(choices->end(), std::size_t(times), thread);
+  }
+  if (choices->empty()) return want;
+  return "";
+}
+
+int run_explore(const RunConfig& cfg, const Output& out) {
+  Verdict worst = Verdict::kPass;
+  for (const LockMeta* meta : cfg.locks) {
+    const LockEntry& entry = entry_of(*meta);
+    ExploreShape shape;
+    shape.scenario = cfg.scenario_for(*meta);
+    shape.ops = cfg.explore.ops;
+    if (!cfg.explore.replay.empty()) return replay_one(cfg, *meta, entry, shape, out);
+
+    out.print(fmt::format("rwstress explore: {} ({}), {}, at most {} schedules, seed {:#x}",
+                          meta->name, shape_text(shape), strategy_text(cfg.explore),
+                          cfg.explore.schedules, cfg.seed));
+    Search search;
+    const auto start = Clock::now();
+    if (cfg.explore.exhaustive)
+      exhaust(cfg, entry, shape, search);
+    else
+      sample(cfg, entry, shape, search);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const std::string speed =
+        fmt::format("{} steps, {:.0f} steps/s", search.steps,
+                    seconds > 0 ? double(search.steps) / seconds : 0.0);
+    if (cfg.explore.pct && !cfg.explore.exhaustive)
+      out.print(fmt::format("  PCT at depth {}: a bug of that depth shows with probability at "
+                            "least 1/(n k^(d-1)) = {:.3g} per schedule (n {} threads, k {} steps)",
+                            cfg.explore.depth,
+                            ctl::pct_bound(shape.scenario.threads(), search.k, cfg.explore.depth),
+                            shape.scenario.threads(), search.k));
+    if (!search.found) {
+      if (search.complete)
+        out.print(fmt::format("{}: PASS, complete: {} schedules, every schedule with at most {} "
+                              "preemption{} ({}, {:.1f} s)",
+                              meta->name, search.schedules, cfg.explore.preemptions,
+                              cfg.explore.preemptions == 1 ? "" : "s", speed, seconds));
+      else
+        out.print(fmt::format("{}: PASS, {} schedules, no failure{} ({}, {:.1f} s)", meta->name,
+                              search.schedules,
+                              cfg.explore.exhaustive
+                                  ? "; not complete: --schedules ran out before the bound did"
+                                  : "",
+                              speed, seconds));
+      continue;
+    }
+    worst = worse(worst, search.failure.verdict);
+    std::vector<std::string> notes;
+    const std::size_t first_steps = search.failure.schedule.trace.size();
+    const int first_preempts = count_preemptions(search.failure.schedule);
+    if (cfg.explore.shrink && !cfg.explore.exhaustive && first_preempts > 0)
+      shrink(cfg, entry, shape, search, notes);
+    out.print(fmt::format("{}: {} at schedule {} ({} steps, {} preemption{}; {}, {:.1f} s)",
+                          meta->name, verdict_name(search.failure.verdict), search.found_at,
+                          first_steps, first_preempts, first_preempts == 1 ? "" : "s", speed,
+                          seconds));
+    for (const std::string& n : notes) out.print("  " + n);
+    print_failure(cfg, search.failure, shape, out);
+    const int same = replays_matching(cfg, entry, shape, search.failure, cfg.explore.replays);
+    out.print(fmt::format("  replayed {} times: {} the same step for step (digest {:016x})",
+                          cfg.explore.replays, same, search.failure.schedule.digest));
+    out.print(fmt::format("  replay: rwstress explore {} --replay {}", replay_flags(*meta, shape),
+                          encode_replay(search.failure.schedule.digest,
+                                        search.failure.schedule.choices)));
+  }
+  return exit_code_of(worst);
+}
+
+}  // namespace rwstress

@@ -1,0 +1,210 @@
+// One controlled schedule of a lock (rwstress explore, docs/explore.md):
+// the lock's controlled instantiation (ControlledHooks: every atomic
+// access, hook point, spin turn and futex sleep a scheduling point), its
+// threads doing a fixed number of operations each, under the controlled
+// scheduler, with the checkers every run uses.
+//
+// The operations are the ordinary run's, made deterministic: which
+// acquisition goes through a trylock and which write hold ends in a
+// downgrade follow from the thread and operation index, not from a random
+// stream, so a schedule's choices alone replay it. Inside every hold a
+// scheduling point lets the others run while the holder is inside: an
+// exclusion bug needs nothing more than that interleaving to show.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "locks/hooks.h"
+#include "model/lock_traits.h"
+#include "model/run_result.h"
+#include "model/scenario.h"
+#include "platform/controlled.h"
+#include "run/checkers.h"
+
+namespace rwstress {
+
+// The shape of an explored run.
+struct ExploreShape {
+  Scenario scenario;  // family, readers/writers (threads), count, tuning
+  int ops = 2;        // operations per thread
+};
+
+// One schedule and what the checkers made of it.
+struct ExploredSchedule {
+  controlled::Schedule schedule;
+  std::vector<Violation> violations;  // the first of each kind
+  std::uint64_t violation_count = 0;
+  Verdict verdict = Verdict::kPass;  // FAIL (a checker), HANG (deadlock, livelock), PASS
+  const void* lock_begin = nullptr;  // the lock object, to name its words in a trace
+  std::size_t lock_size = 0;
+};
+
+using ExploreFn = ExploredSchedule (*)(const ExploreShape&, const controlled::Options&);
+
+// The lock's controlled instantiation, where it has one: a lock over
+// hooks (WithHooks) is rebuilt over ControlledHooks. A lock the scheduler
+// cannot see inside (a library's, a plugin's) has none.
+template <class Lock>
+struct ControlledOf {
+  static constexpr bool kExplorable = false;
+};
+template <class Lock>
+  requires requires { typename Lock::template WithHooks<ControlledHooks>; }
+struct ControlledOf<Lock> {
+  static constexpr bool kExplorable = true;
+  using type = typename Lock::template WithHooks<ControlledHooks>;
+};
+
+namespace explore_detail {
+
+// Thread i's operation k: one in three acquisitions through a trylock
+// (where the lock has one), one write hold in two ends in a downgrade.
+inline bool tries(int thread, int op) { return (thread + op) % 3 == 2; }
+inline bool downgrades(int op) { return op % 2 == 1; }
+
+template <class Lock>
+struct Shared {
+  explicit Shared(const Scenario& sc) : lock(make_lock<Lock>(sc)) {}
+  Lock lock;
+  ViolationLog violations;
+  ExclusionCheck exclusion;
+  SemaphoreBoundCheck bound;
+  ProtectedRecord record;
+};
+
+// An exclusive hold (a writer's, a mutex holder's): announce, fill the
+// record, let the others run, find the record still ours. Returns its value.
+template <class Lock>
+std::uint64_t exclusive_hold(Shared<Lock>& s, int i, int op, const char* inside,
+                             const char* changed) {
+  const std::uint64_t value = record_value(i, std::uint64_t(op));
+  s.exclusion.writer_enter(i, s.violations);
+  s.record.write(value);
+  controlled::point(inside);
+  s.record.check_holds(value, i, ViolationKind::kTornRecord, changed, s.violations);
+  return value;
+}
+
+template <class Lock>
+void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
+  const bool writer = i >= shape.scenario.readers;
+  for (int op = 0; op < shape.ops; ++op) {
+    if (!writer) {
+      if (!(tries(i, op) && try_down_read(s.lock))) s.lock.down_read();
+      s.exclusion.reader_enter(i, s.violations);
+      controlled::point("reader inside");
+      s.record.check_whole(i, s.violations);
+      s.exclusion.reader_exit();
+      s.lock.up_read();
+      continue;
+    }
+    if (!(tries(i, op) && try_down_write(s.lock))) s.lock.down_write();
+    const std::uint64_t value = exclusive_hold(
+        s, i, op, "writer inside", "another thread changed the record during my write hold");
+    if constexpr (HasDowngrade<Lock>) {
+      if (downgrades(op)) {
+        s.exclusion.writer_to_reader();
+        s.lock.downgrade_write();
+        controlled::point("downgraded: reading");
+        s.record.check_holds(value, i, ViolationKind::kDowngrade,
+                             "a writer changed the record after my downgrade_write", s.violations);
+        s.exclusion.reader_exit();
+        s.lock.up_read();
+        continue;
+      }
+    }
+    s.exclusion.writer_exit();
+    s.lock.up_write();
+  }
+}
+
+template <class Lock>
+void mutex_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
+  for (int op = 0; op < shape.ops; ++op) {
+    if (!(tries(i, op) && try_lock(s.lock))) s.lock.lock();
+    if constexpr (Recursive<Lock>) {
+      if (op % 2 == 1) {  // nested: must not deadlock, must not release early
+        s.lock.lock();
+        s.lock.unlock();
+      }
+    }
+    exclusive_hold(s, i, op, "holder inside", "another holder changed the record during my hold");
+    s.exclusion.writer_exit();
+    s.lock.unlock();
+  }
+}
+
+template <class Lock>
+void semaphore_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
+  for (int op = 0; op < shape.ops; ++op) {
+    if (!(tries(i, op) && try_down(s.lock))) s.lock.down();
+    s.bound.enter(i, shape.scenario.count, s.violations);
+    controlled::point("holder inside");
+    s.bound.exit();
+    s.lock.up();
+  }
+}
+
+// After every thread returned, one trylock from outside the run must
+// find the lock free (no waiting: nothing else can be running).
+template <class Lock>
+void check_free(Shared<Lock>& s) {
+  bool free = true;
+  if constexpr (RwLock<Lock> && HasWriteTrylock<Lock>) {
+    if ((free = s.lock.down_write_trylock())) s.lock.up_write();
+  } else if constexpr (MutexLock<Lock> && HasTrylock<Lock>) {
+    if ((free = s.lock.trylock())) s.lock.unlock();
+  }
+  if (!free)
+    s.violations.report(ViolationKind::kFinalState, kAfterRunThread,
+                        "the lock was not free after every thread had released it");
+}
+
+}  // namespace explore_detail
+
+template <class Lock>
+ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::Options& options) {
+  using namespace explore_detail;
+  // Shared state outlives a deadlocked schedule: its parked threads keep it.
+  auto s = std::make_shared<Shared<Lock>>(shape.scenario);
+  auto sh = std::make_shared<ExploreShape>(shape);
+  LockWarnings::instance().clear();
+  ExploredSchedule out;
+  out.lock_begin = &s->lock;
+  out.lock_size = sizeof(Lock);
+  out.schedule = controlled::run(shape.scenario.threads(), options, [s, sh](int i) {
+    tl_worker_index = i;
+    if constexpr (RwLock<Lock>)
+      rw_thread(*s, *sh, i);
+    else if constexpr (CountingSemaphore<Lock>)
+      semaphore_thread(*s, *sh, i);
+    else
+      mutex_thread(*s, *sh, i);
+  });
+  if (out.schedule.outcome == controlled::Outcome::kDone) check_free(*s);
+  LockWarnings::instance().drain_into(s->violations);
+  RunResult r;
+  s->violations.copy_into(r);
+  out.violations = std::move(r.first_violations);
+  out.violation_count = r.violation_count;
+  if (out.violation_count > 0)
+    out.verdict = Verdict::kFail;
+  else if (out.schedule.outcome == controlled::Outcome::kDeadlock ||
+           out.schedule.outcome == controlled::Outcome::kLivelock)
+    out.verdict = Verdict::kHang;
+  return out;
+}
+
+template <class Lock>
+constexpr ExploreFn explore_fn() {
+  if constexpr (ControlledOf<Lock>::kExplorable)
+    return &explore_schedule<typename ControlledOf<Lock>::type>;
+  else
+    return nullptr;
+}
+
+}  // namespace rwstress
