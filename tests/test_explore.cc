@@ -16,6 +16,7 @@
 #include "commands/explore.h"
 #include "locks/hooks.h"
 #include "platform/controlled.h"
+#include "locks/rwlock/rwsem_xadd.h"
 #include "registry/registry.h"
 #include "run/explore_run.h"
 
@@ -379,6 +380,35 @@ BOOST_AUTO_TEST_CASE(the_busted_zoo_is_found_and_replays_step_for_step) {
                                    << ctl::outcome_name(t.first.schedule.outcome) << ", "
                                    << t.first.schedule.trace.size() << " steps");
   }
+}
+
+// downgrade_write must let in the readers asleep in down_read: an xadd
+// rwsem whose downgrade wakes nobody fails the check (readers asleep, the
+// downgrader waiting for them), the correct one passes it.
+BOOST_AUTO_TEST_CASE(a_downgrade_that_leaves_queued_readers_asleep_fails) {
+  ExploreShape shape;
+  shape.scenario.readers = 2;
+  shape.scenario.writers = 1;
+  shape.ops = 2;
+  int broken = 0, correct = 0;
+  std::string detail;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    ctl::Options o;
+    o.strategy = ctl::Strategy::kPct;
+    o.seed = seed;
+    o.pct_depth = 3;
+    o.pct_steps = 60;
+    ExploredSchedule b = explore_schedule<RwsemXadd<ControlledHooks, false, true>>(shape, o);
+    if (b.verdict != Verdict::kPass && !b.violations.empty() &&
+        b.violations[0].kind == ViolationKind::kDowngrade) {
+      ++broken;
+      detail = b.violations[0].detail;
+    }
+    correct += explore_schedule<RwsemXadd<ControlledHooks>>(shape, o).verdict != Verdict::kPass;
+  }
+  BOOST_TEST(broken > 0);
+  BOOST_TEST(detail.find("never let in") != std::string::npos, detail);
+  BOOST_TEST(correct == 0);
 }
 
 // A futex return is a grant only to a broken lock: busted-spurious-grant

@@ -191,7 +191,8 @@ void check_hooks_reached() {
                 false};
   RunResult r = run_rwlock<Lock>(test::short_scenario(machine(), 3, 3, std::chrono::milliseconds(300)),
                                  meta);
-  BOOST_TEST(r.violation_count == 0u);
+  BOOST_TEST(r.violation_count == 0u,
+             (r.first_violations.empty() ? std::string() : r.first_violations[0].detail));
   BOOST_TEST(CountingHooks::count(HookPoint::kAfterEnqueue) > 0u);
   BOOST_TEST(CountingHooks::count(HookPoint::kBeforeSleep) > 0u);
   BOOST_TEST(CountingHooks::count(HookPoint::kAfterWake) > 0u);

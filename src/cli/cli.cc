@@ -499,7 +499,8 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "a schedule longer than this is a livelock (default 200000)")
       ->check(CLI::Range(std::uint64_t(100), std::uint64_t(1) << 32));
   explore->add_option("--trace", cfg.explore.trace_steps,
-                      "steps of a failing schedule to print (default 40)")
+                      "lines of a failing schedule's trace to print, a repeated step one line "
+                      "(default 40)")
       ->check(CLI::Range(1, 1000000));
   explore->add_option("--replays", cfg.explore.replays,
                       "times a failing schedule is replayed to check it reproduces (default 10)")

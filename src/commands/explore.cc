@@ -6,6 +6,7 @@
 #include <charconv>
 #include <chrono>
 #include <sstream>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -92,20 +93,37 @@ std::vector<std::string> finding_lines(const ExploredSchedule& e) {
   return lines;
 }
 
+// The last `last` lines of a trace, a run of identical steps (a spinner's
+// turns) folded into one line with its count.
 std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreShape& shape,
                                      int last) {
-  std::vector<std::string> lines;
   const auto& trace = e.schedule.trace;
-  const std::size_t from = trace.size() > std::size_t(last) ? trace.size() - std::size_t(last) : 0;
+  auto same = [](const ctl::Step& a, const ctl::Step& b) {
+    return a.thread == b.thread && std::string_view(a.what) == b.what && a.word == b.word &&
+           a.has_value == b.has_value && a.before == b.before && a.after == b.after;
+  };
+  struct Group {
+    std::size_t first, count;
+  };
+  std::vector<Group> groups;  // from the end backwards
+  for (std::size_t i = trace.size(); i > 0 && groups.size() < std::size_t(last);) {
+    std::size_t j = i - 1;
+    while (j > 0 && same(trace[j - 1], trace[i - 1])) --j;
+    groups.push_back({j, i - j});
+    i = j;
+  }
+  std::vector<std::string> lines;
   lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", "step", "thread", "point", "word",
                               "value"));
-  for (std::size_t i = from; i < trace.size(); ++i) {
-    const ctl::Step& s = trace[i];
+  for (auto g = groups.rbegin(); g != groups.rend(); ++g) {
+    const ctl::Step& s = trace[g->first];
     std::string value;
     if (s.has_value)
       value = s.before == s.after ? fmt::format("{:#x}", s.before)
                                   : fmt::format("{:#x} -> {:#x}", s.before, s.after);
-    lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", i + 1,
+    if (g->count > 1) value += fmt::format("{}({} times, to step {})", value.empty() ? "" : "  ",
+                                           g->count, g->first + g->count);
+    lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", g->first + 1,
                                 thread_name(shape, s.thread), s.what, word_name(e, s.word),
                                 value));
   }
@@ -273,9 +291,7 @@ int replays_matching(const RunConfig& cfg, const LockEntry& entry, const Explore
 void print_failure(const RunConfig& cfg, const ExploredSchedule& e, const ExploreShape& shape,
                    const Output& out) {
   for (const std::string& l : finding_lines(e)) out.print("  " + l);
-  out.print(fmt::format("  the last {} steps of {} ({} preemption{}):",
-                        std::min<std::size_t>(std::size_t(cfg.explore.trace_steps),
-                                               e.schedule.trace.size()),
+  out.print(fmt::format("  the last steps of {} ({} preemption{}; a repeated step is one line):",
                         e.schedule.trace.size(), count_preemptions(e.schedule),
                         count_preemptions(e.schedule) == 1 ? "" : "s"));
   for (const std::string& l : trace_lines(e, shape, cfg.explore.trace_steps))

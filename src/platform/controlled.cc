@@ -125,8 +125,20 @@ struct Run {
     }
     spin_streak = moving.empty() ? spin_streak + 1 : 0;
     // A spinner waits for someone else to move: it runs only when every
-    // runnable thread spins.
-    const std::vector<int>& pool = moving.empty() ? ready : moving;
+    // runnable thread spins, and then the spinners take turns (the next
+    // after the one that ran): their turns only read, so their order
+    // changes nothing until one of them writes, and no strategy may keep
+    // one spinner running while another could end the wait.
+    if (moving.empty()) {
+      int next = ready.front();
+      for (int i : ready)
+        if (i > me) {
+          next = i;
+          break;
+        }
+      moving.push_back(next);
+    }
+    const std::vector<int>& pool = moving;
     const bool me_in_pool = me >= 0 && std::find(pool.begin(), pool.end(), me) != pool.end();
     Decision d{0, me >= 0 && state[std::size_t(me)] == State::kRunnable &&
                       !spinning[std::size_t(me)]};
@@ -276,6 +288,13 @@ double pct_bound(int n, std::uint64_t k, int depth) {
 bool active() { return tl_run != nullptr; }
 
 int thread_index() { return tl_run ? tl_index : -1; }
+
+bool asleep(int i) {
+  Run* r = tl_run;
+  if (!r || i < 0 || i >= r->n) return false;
+  std::lock_guard lock(r->mutex);
+  return r->state[std::size_t(i)] == State::kBlocked;
+}
 
 void point(const char* what) {
   Run* r = tl_run;

@@ -56,7 +56,7 @@ struct Options {
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
   // Every runnable thread spinning, this many steps in a row with no write
   // by anyone (a spinner's own loads do not count): a livelock, said early.
-  std::uint64_t spin_bound = 20'000;
+  std::uint64_t spin_bound = 5'000;
   // Time does not exist in a controlled run: the clock a lock reads
   // (now_ns) advances by this much per step, so timeouts are reached by
   // steps, and a timed wait whose deadline passes is woken as timed out.
@@ -122,6 +122,9 @@ double pct_bound(int n, std::uint64_t k, int depth);
 bool active();
 // The calling thread's index in its controlled run; -1 outside one.
 int thread_index();
+// Whether thread `i` of the caller's controlled run is asleep (blocked on
+// a word); false outside one.
+bool asleep(int i);
 // A step that may have changed shared state: spinners may look again.
 void point(const char* what);
 // One busy-wait turn: the spinner runs again only when nobody else can.

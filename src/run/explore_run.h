@@ -74,7 +74,49 @@ struct Shared {
   ExclusionCheck exclusion;
   SemaphoreBoundCheck bound;
   ProtectedRecord record;
+  // Threads inside down_read / down_write, not yet holding (the
+  // downgrade check below). Plain state: one thread runs at a time.
+  std::vector<bool> in_down_read = std::vector<bool>(64, false);
+  std::vector<int> reads_taken = std::vector<int>(64, 0);  // down_read returned, per thread
+  int writers_waiting = 0;
+  bool downgrader_waiting = false;  // a downgrader is in wait_for_admitted_readers
 };
+
+// downgrade_write wakes the readers queued for the lock (the kernel's
+// rwsem_downgrade_wake): every reader asleep in down_read when it is
+// called must get in while the downgrader still reads, unless a writer
+// waits too (a fair lock may keep readers behind it). A reader that only
+// queues later may sleep until the read holds end (the 2001 xadd rwsem's
+// readers do), so it is not waited for. The downgrader stays until then; a
+// downgrade that leaves the queued readers asleep makes every other thread
+// blocked with the downgrader spinning, which explore_schedule reports as
+// a downgrade violation.
+struct QueuedReader {
+  int thread;
+  int reads_taken;  // its count when it was seen asleep: admitted once it grows
+};
+
+template <class Lock>
+std::vector<QueuedReader> readers_asleep(Shared<Lock>& s, int threads) {
+  std::vector<QueuedReader> queued;
+  for (int i = 0; i < threads; ++i)
+    if (s.in_down_read[std::size_t(i)] && controlled::asleep(i))
+      queued.push_back({i, s.reads_taken[std::size_t(i)]});
+  return queued;
+}
+
+template <class Lock>
+void wait_for_admitted_readers(Shared<Lock>& s, const std::vector<QueuedReader>& queued) {
+  auto still_out = [&] {
+    for (const QueuedReader& q : queued)
+      if (s.reads_taken[std::size_t(q.thread)] == q.reads_taken) return true;
+    return false;
+  };
+  s.downgrader_waiting = true;
+  while (still_out() && s.writers_waiting == 0)
+    controlled::spin("downgraded: waiting for the queued readers to get in");
+  s.downgrader_waiting = false;
+}
 
 // An exclusive hold (a writer's, a mutex holder's): announce, fill the
 // record, let the others run, find the record still ours. Returns its value.
@@ -94,7 +136,10 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
   const bool writer = i >= shape.scenario.readers;
   for (int op = 0; op < shape.ops; ++op) {
     if (!writer) {
+      s.in_down_read[std::size_t(i)] = true;
       if (!(tries(i, op) && try_down_read(s.lock))) s.lock.down_read();
+      s.in_down_read[std::size_t(i)] = false;
+      ++s.reads_taken[std::size_t(i)];
       s.exclusion.reader_enter(i, s.violations);
       controlled::point("reader inside");
       s.record.check_whole(i, s.violations);
@@ -102,14 +147,18 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
       s.lock.up_read();
       continue;
     }
+    ++s.writers_waiting;
     if (!(tries(i, op) && try_down_write(s.lock))) s.lock.down_write();
+    --s.writers_waiting;
     const std::uint64_t value = exclusive_hold(
         s, i, op, "writer inside", "another thread changed the record during my write hold");
     if constexpr (HasDowngrade<Lock>) {
       if (downgrades(op)) {
         s.exclusion.writer_to_reader();
+        const std::vector<QueuedReader> queued = readers_asleep(s, shape.scenario.threads());
         s.lock.downgrade_write();
         controlled::point("downgraded: reading");
+        wait_for_admitted_readers(s, queued);
         s.record.check_holds(value, i, ViolationKind::kDowngrade,
                              "a writer changed the record after my downgrade_write", s.violations);
         s.exclusion.reader_exit();
@@ -186,6 +235,10 @@ ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::O
       mutex_thread(*s, *sh, i);
   });
   if (out.schedule.outcome == controlled::Outcome::kDone) check_free(*s);
+  if (out.schedule.outcome == controlled::Outcome::kLivelock && s->downgrader_waiting)
+    s->violations.report(ViolationKind::kDowngrade, kAfterRunThread,
+                         "after downgrade_write the lock was read-held and no writer waited, but "
+                         "the readers waiting for it were never let in");
   LockWarnings::instance().drain_into(s->violations);
   RunResult r;
   s->violations.copy_into(r);

@@ -40,11 +40,13 @@
 
 namespace rwstress {
 
-template <class Hooks = NoHooks, bool kUnfairWake = false>
+// kForgetDowngradeWake: a planted bug for the tests of rwstress explore's
+// downgrade check (downgrade_write wakes nobody); never registered.
+template <class Hooks = NoHooks, bool kUnfairWake = false, bool kForgetDowngradeWake = false>
 class RwsemXadd {
  public:
   template <class H>
-  using WithHooks = RwsemXadd<H, kUnfairWake>;  // the same lock over other hooks
+  using WithHooks = RwsemXadd<H, kUnfairWake, kForgetDowngradeWake>;  // the same lock, other hooks
   static constexpr std::int32_t kUnlockedValue = 0x00000000;
   static constexpr std::int32_t kActiveBias = 0x00000001;
   static constexpr std::int32_t kActiveMask = 0x0000ffff;
@@ -108,7 +110,7 @@ class RwsemXadd {
     std::int32_t c = count_.fetch_sub(kWaitingBias, std::memory_order_release) - kWaitingBias;
     if (c < 0) {
       SpinGuard guard(wait_lock_);
-      if (!waiters_.empty()) do_wake(true);
+      if (!kForgetDowngradeWake && !waiters_.empty()) do_wake(true);
     }
   }
 
