@@ -142,6 +142,7 @@ struct Search {
   std::uint64_t schedules = 0;
   std::uint64_t steps = 0;
   bool complete = false;  // exhaustive: every schedule within the bound ran
+  std::uint64_t at_bound = 0;  // exhaustive: schedules of the last bound's search
   bool found = false;
   std::uint64_t found_at = 0;  // 1-based schedule number
   ExploredSchedule failure;
@@ -199,12 +200,14 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
   for (int bound = 0; bound <= cfg.explore.preemptions; ++bound) {
     std::vector<Frame> stack;
     std::vector<int> prefix;
+    search.at_bound = 0;
     for (;;) {
       if (search.schedules >= cfg.explore.schedules) return;
       ctl::Options o = base_options(cfg);
       o.strategy = ctl::Strategy::kFirst;
       o.replay = prefix;
       ExploredSchedule e = run_schedule(entry, shape, o, search);
+      ++search.at_bound;
       const ctl::Schedule& s = e.schedule;
       const std::size_t len = std::min(s.choices.size(), s.decisions.size());
       int preempts = 0;
@@ -432,9 +435,10 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     if (!search.found) {
       if (search.complete)
         out.print(fmt::format("{}: PASS, complete: {} schedules, every schedule with at most {} "
-                              "preemption{} ({}, {:.1f} s)",
-                              meta->name, search.schedules, cfg.explore.preemptions,
-                              cfg.explore.preemptions == 1 ? "" : "s", speed, seconds));
+                              "preemption{} ({} run over bounds 0 to {}; {}, {:.1f} s)",
+                              meta->name, search.at_bound, cfg.explore.preemptions,
+                              cfg.explore.preemptions == 1 ? "" : "s", search.schedules,
+                              cfg.explore.preemptions, speed, seconds));
       else
         out.print(fmt::format("{}: PASS, {} schedules, no failure{} ({}, {:.1f} s)", meta->name,
                               search.schedules,
