@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "platform/splitmix.h"
 #include "registry/registry.h"
 #include "run/explore_run.h"
 
@@ -23,11 +24,9 @@ using Clock = std::chrono::steady_clock;
 // Shrinking tries this many bounded schedules per preemption count.
 inline constexpr int kShrinkTries = 300;
 
+// Schedule i's seed: the i-th draw of splitmix64's stream from `seed`.
 std::uint64_t schedule_seed(std::uint64_t seed, std::uint64_t i) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (i + 1);  // splitmix64
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return splitmix64(seed + 0x9e3779b97f4a7c15ULL * i);
 }
 
 std::string thread_name(const ExploreShape& shape, int t) {
@@ -41,14 +40,6 @@ std::string word_name(const ExploredSchedule& e, const void* w) {
   const auto* p = static_cast<const char*>(w);
   if (p >= b && p < b + e.lock_size) return fmt::format("lock+{:#x}", p - b);
   return fmt::format("{}", w);
-}
-
-int count_preemptions(const ctl::Schedule& s) {
-  int n = 0;
-  const std::size_t len = std::min(s.choices.size(), s.decisions.size());
-  for (std::size_t j = 1; j < len; ++j)
-    if (s.decisions[j].preemptible && s.choices[j] != s.choices[j - 1]) ++n;
-  return n;
 }
 
 std::string shape_text(const ExploreShape& shape) {
@@ -209,15 +200,16 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
       ExploredSchedule e = run_schedule(entry, shape, o, search);
       ++search.at_bound;
       const ctl::Schedule& s = e.schedule;
+      // New decisions (past the replayed prefix) become frames, each with
+      // the preemptions its prefix took.
       const std::size_t len = std::min(s.choices.size(), s.decisions.size());
       int preempts = 0;
-      for (std::size_t j = 0; j < stack.size() && j < len; ++j)
-        preempts += j > 0 && s.decisions[j].preemptible && s.choices[j] != s.choices[j - 1];
-      for (std::size_t j = stack.size(); j < len; ++j) {
+      for (std::size_t j = 0; j < len; ++j) {
         const int prev = j > 0 ? s.choices[j - 1] : -1;
-        stack.push_back(Frame{s.decisions[j].eligible, std::uint64_t(1) << s.choices[j],
-                              s.decisions[j].preemptible, prev, preempts});
-        preempts += j > 0 && s.decisions[j].preemptible && s.choices[j] != prev;
+        if (j >= stack.size())
+          stack.push_back(Frame{s.decisions[j].eligible, std::uint64_t(1) << s.choices[j],
+                                s.decisions[j].preemptible, prev, preempts});
+        preempts += s.decisions[j].preemptible && s.choices[j] != prev;
       }
       if (note_failure(search, std::move(e))) return;
       // Back to the deepest decision with an alternative within the bound.
@@ -248,7 +240,7 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
 // ... fewer preemptions than it had; the first that fails replaces it.
 void shrink(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
             Search& search, std::vector<std::string>& notes) {
-  const int had = count_preemptions(search.failure.schedule);
+  const int had = search.failure.schedule.preemptions;
   std::uint64_t tried = 0;
   for (int c = 0; c < had; ++c)
     for (int t = 0; t < kShrinkTries; ++t) {
@@ -259,9 +251,9 @@ void shrink(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
       o.seed = schedule_seed(cfg.seed ^ 0x5348524e4bULL, std::uint64_t(c) * kShrinkTries + t);
       ExploredSchedule e = entry.explore(shape, o);
       ++tried;
-      if (e.verdict == Verdict::kPass || count_preemptions(e.schedule) >= had) continue;
+      if (e.verdict == Verdict::kPass || e.schedule.preemptions >= had) continue;
       notes.push_back(fmt::format("shrunk from {} preemption{} to {} ({} bounded schedules tried)",
-                                  had, had == 1 ? "" : "s", count_preemptions(e.schedule), tried));
+                                  had, had == 1 ? "" : "s", e.schedule.preemptions, tried));
       search.failure = std::move(e);
       return;
     }
@@ -295,8 +287,8 @@ void print_failure(const RunConfig& cfg, const ExploredSchedule& e, const Explor
                    const Output& out) {
   for (const std::string& l : finding_lines(e)) out.print("  " + l);
   out.print(fmt::format("  the last steps of {} ({} preemption{}; a repeated step is one line):",
-                        e.schedule.trace.size(), count_preemptions(e.schedule),
-                        count_preemptions(e.schedule) == 1 ? "" : "s"));
+                        e.schedule.trace.size(), e.schedule.preemptions,
+                        e.schedule.preemptions == 1 ? "" : "s"));
   for (const std::string& l : trace_lines(e, shape, cfg.explore.trace_steps))
     out.print("  " + l);
 }
@@ -451,7 +443,7 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     worst = worse(worst, search.failure.verdict);
     std::vector<std::string> notes;
     const std::size_t first_steps = search.failure.schedule.trace.size();
-    const int first_preempts = count_preemptions(search.failure.schedule);
+    const int first_preempts = search.failure.schedule.preemptions;
     if (cfg.explore.shrink && !cfg.explore.exhaustive && first_preempts > 0)
       shrink(cfg, entry, shape, search, notes);
     out.print(fmt::format("{}: {} at schedule {} ({} steps, {} preemption{}; {}, {:.1f} s)",
