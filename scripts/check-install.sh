@@ -27,9 +27,12 @@ root=$(dirname "$(dirname "$bin")")
 # ones.
 cflags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags rwstress)
 kcflags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags rwstress-kernel)
-for ex in plain_locks futex_locks; do
+for ex in plain_locks futex_locks explore_locks; do
   cc -shared -fPIC -O2 -Wall -Werror $cflags "$src/examples/$ex.c" -o "$prefix/$ex.so"
 done
+# explore_locks marks its scheduling points (<rwstress/explore.h>): explored.
+"$bin" --plugin "$prefix/explore_locks.so" explore --lock explore-futex --threads 3 \
+  --schedules 200 >/dev/null
 for ex in kernel_semaphore kernel_qrwlock; do
   cc -shared -fPIC -O2 -Wall -Werror $kcflags "$src/examples/$ex.c" -o "$prefix/$ex.so"
 done

@@ -101,6 +101,63 @@ check_tree() {
     return
   fi
   echo "kernel-upstream: $name: semaphore.c, qrwlock.c, qspinlock.c, rwsem.c and mutex.c (spinning on and off; mutex.c's ww_mutex too), percpu-rwsem.c compiled unchanged and passed"
+  explore_tree "$tree" "${v[@]}"
+}
+
+# The same files built with the layer's scheduling points
+# (-DRWSTRESS_KERNEL_EXPLORE), each lock explored: 300 PCT schedules at 3
+# threads must PASS (docs/explore.md).
+explore_tree() {
+  local tree=$1 name locking
+  shift
+  name=$(basename "$tree")
+  locking=$tree/kernel/locking
+  local x=(-DRWSTRESS_KERNEL_EXPLORE "$@") glue=$here/share/rwstress/kernel-glue ok=1
+  build "$tree" "$out/x-semaphore.so" "semaphore.c (explore build)" "${x[@]}" "$locking/semaphore.c" \
+    "$glue/upstream_semaphore.c" || ok=0
+  build "$tree" "$out/x-qrwlock.so" "qrwlock.c + qspinlock.c (explore build)" "${x[@]}" \
+    "$locking/qrwlock.c" "$locking/qspinlock.c" "$glue/upstream_qrwlock.c" || ok=0
+  build "$tree" "$out/x-rwsem-spin.so" "rwsem.c + osq_lock.c (explore build)" "${x[@]}" \
+    -DCONFIG_RWSEM_SPIN_ON_OWNER=1 "$locking/rwsem.c" "$locking/osq_lock.c" "$glue/upstream_rwsem.c" || ok=0
+  build "$tree" "$out/x-mutex-spin.so" "mutex.c + osq_lock.c (explore build)" "${x[@]}" \
+    -DCONFIG_MUTEX_SPIN_ON_OWNER=1 "$locking/mutex.c" "$locking/osq_lock.c" "$glue/upstream_mutex.c" || ok=0
+  build "$tree" "$out/x-percpu-rwsem.so" "percpu-rwsem.c (explore build)" "${x[@]}" \
+    "$locking/percpu-rwsem.c" "$glue/upstream_percpu_rwsem.c" || ok=0
+  if [ $ok = 0 ]; then
+    failed=1
+    return
+  fi
+  local run
+  for run in "semaphore upstream-semaphore --threads 3 --count 1" \
+             "qrwlock upstream-qrwlock --readers 2 --writers 1" \
+             "qrwlock upstream-qspinlock --threads 3" \
+             "rwsem-spin upstream-rwsem-spin --readers 1 --writers 2" \
+             "mutex-spin upstream-mutex-spin --threads 3" \
+             "percpu-rwsem upstream-percpu-rwsem --readers 2 --writers 1"; do
+    set -- $run
+    local so=$1 lock=$2
+    shift 2
+    if ! "$bin" --plugin "$out/x-$so.so" explore --lock "$lock" "$@" --schedules 300 >"$out/explore.out" 2>&1; then
+      tail -30 "$out/explore.out"
+      echo "kernel-upstream: $name: explore did not pass $lock"
+      failed=1
+      return
+    fi
+  done
+  echo "kernel-upstream: $name: the explore builds of the same files passed 300 PCT schedules each"
+}
+
+# The patch that plants a bug: DIR/b/FILE (the planted copy) against
+# DIR/a/FILE, into PATCH; when the plant changed nothing (the file has a
+# new shape), one line naming WHAT, and failure.
+planted() {
+  local dir=$1 file=$2 patch=$3 what=$4 tree=$5
+  (cd "$dir" && diff -u "a/$file" "b/$file" >"$patch") || true
+  if [ ! -s "$patch" ]; then
+    echo "kernel-upstream: $(basename "$tree"): $what has a new shape; the check cannot plant its bug"
+    failed=1
+    return 1
+  fi
 }
 
 # rwstress kernel on TREE, end to end: a verdict from the tree; the same
@@ -132,12 +189,7 @@ check_command() {
   cp "$tree/kernel/locking/rwsem.c" "$out/pt/a/kernel/locking/"
   sed 's/^\tif (!(\*cntp & RWSEM_READ_FAILED_MASK)) {$/\tif (1) {/' "$tree/kernel/locking/rwsem.c" \
     >"$out/pt/b/kernel/locking/rwsem.c"
-  (cd "$out/pt" && diff -u a/kernel/locking/rwsem.c b/kernel/locking/rwsem.c >"$out/bug.patch") || true
-  if [ ! -s "$out/bug.patch" ]; then
-    echo "kernel-upstream: $(basename "$tree"): rwsem_read_trylock has a new shape; the check cannot plant its bug"
-    failed=1
-    return
-  fi
+  planted "$out/pt" kernel/locking/rwsem.c "$out/bug.patch" rwsem_read_trylock "$tree" || return
   expect 1 "a reader-admission bug put back" --source "$tree" --patch "$out/bug.patch" || return
   # Readers that steal the lock past HANDOFF and past other readers (the
   # starvation "locking/rwsem: Prevent potential lock starvation" ended in
@@ -175,13 +227,8 @@ check_command() {
   cp "$tree/kernel/locking/semaphore.c" "$out/ps/a/kernel/locking/"
   awk '/^ interrupted:/ { print; getline; if ($0 ~ /list_del|sem_del_waiter/) next } { print }' \
     "$tree/kernel/locking/semaphore.c" >"$out/ps/b/kernel/locking/semaphore.c"
-  (cd "$out/ps" && diff -u a/kernel/locking/semaphore.c b/kernel/locking/semaphore.c \
-     >"$out/sem.patch") || true
-  if [ ! -s "$out/sem.patch" ]; then
-    echo "kernel-upstream: $(basename "$tree"): semaphore.c's interrupted: path has a new shape; the check cannot plant its bug"
-    failed=1
-    return
-  fi
+  planted "$out/ps" kernel/locking/semaphore.c "$out/sem.patch" "semaphore.c's interrupted: path" \
+    "$tree" || return
   rc=0
   "$bin" kernel --files semaphore --time 6s --cache "$kc" --source "$tree" --patch "$out/sem.patch" \
     >"$out/kernel.out" 2>&1 || rc=$?
@@ -192,9 +239,49 @@ check_command() {
        echo "kernel-upstream: rwstress kernel passed semaphore.c with its interrupted path broken (exit $rc)"
        failed=1 ;;
   esac
+  # explore: the files as they are come out PASS; a lost wake-up put back
+  # into semaphore.c (the waiter drops the lock before it sets its sleeping
+  # state) is a deadlock found by explore alone (--no-validate).
+  rc=0
+  "$bin" kernel --files semaphore,qrwlock --explore --no-validate --explore-schedules 500 \
+    --cache "$kc" --source "$tree" >"$out/kernel.out" 2>&1 || rc=$?
+  if [ $rc != 0 ]; then
+    tail -30 "$out/kernel.out"
+    echo "kernel-upstream: rwstress kernel --explore did not pass semaphore.c, qrwlock.c, qspinlock.c as shipped (exit $rc)"
+    failed=1
+  fi
+  awk '/^\t\t__set_current_state\(state\);$/ { held = $0; next }
+       held != "" && /raw_spin_unlock_irq\(&sem->lock\);/ { print; print held; held = ""; next }
+       { if (held != "") { print held; held = "" } print }' \
+    "$tree/kernel/locking/semaphore.c" >"$out/ps/b/kernel/locking/semaphore.c"
+  planted "$out/ps" kernel/locking/semaphore.c "$out/wake.patch" "semaphore.c's sleep loop" \
+    "$tree" || return
+  rc=0
+  "$bin" kernel --files semaphore --explore --no-validate --cache "$kc" --source "$tree" \
+    --patch "$out/wake.patch" >"$out/kernel.out" 2>&1 || rc=$?
+  if [ $rc != 3 ] || ! grep -q "task.__state at schedule(): asleep" "$out/kernel.out"; then
+    tail -30 "$out/kernel.out"
+    echo "kernel-upstream: rwstress kernel --explore gave semaphore.c with a lost wake-up put back exit $rc, not 3 (HANG) with the sleeper named"
+    failed=1
+  fi
+  # The 5.18 shape: rwsem.c's out_nolock no longer wakes the waiters behind
+  # a killed first waiter. validate's timed runs have not caught it; explore
+  # with fatal signals at spurious wake-ups does (a HANG).
+  sed 's/^\tif (rwsem_del_waiter(sem, waiter) \&\& first)$/\tif (rwsem_del_waiter(sem, waiter) \&\& first \&\& 0)/' \
+    "$tree/kernel/locking/rwsem.c" >"$out/pt/b/kernel/locking/rwsem.c"
+  planted "$out/pt" kernel/locking/rwsem.c "$out/nolock.patch" "rwsem.c's out_nolock wake" \
+    "$tree" || return
+  rc=0
+  "$bin" kernel --files rwsem --config RWSEM_SPIN_ON_OWNER=n --explore --no-validate --cache "$kc" \
+    --source "$tree" --patch "$out/nolock.patch" >"$out/kernel.out" 2>&1 || rc=$?
+  if [ $rc != 3 ]; then
+    tail -30 "$out/kernel.out"
+    echo "kernel-upstream: rwstress kernel --explore gave rwsem.c without its out_nolock wake-up exit $rc, not 3 (HANG)"
+    failed=1
+  fi
   ln -sfn "$cache" "$kc/src"
   expect 0 "--version $series from the cache" --version "$series" || return
-  echo "kernel-upstream: rwstress kernel on $(basename "$tree"): PASS as shipped, cached on a rerun, FAIL with a bug put back, STARVED with readers stealing past HANDOFF, a broken interrupted path caught by inject signal, 125 when it does not build"
+  echo "kernel-upstream: rwstress kernel on $(basename "$tree"): PASS as shipped, cached on a rerun, FAIL with a bug put back, STARVED with readers stealing past HANDOFF, a broken interrupted path caught by inject signal, a lost wake-up and an out_nolock without its wake-up found by --explore, 125 when it does not build"
 }
 
 if [ -n "${RWSTRESS_LINUX_SRC:-}" ]; then

@@ -92,6 +92,44 @@
 #include <rwstress/kernel_host.h>
 #include <rwstress/plugin.h>
 
+/* The explore build (-DRWSTRESS_KERNEL_EXPLORE; docs/explore.md, "The
+ * kernel's own files"): every atomic, cmpxchg/xchg, READ_ONCE/WRITE_ONCE,
+ * smp_load_acquire/smp_store_release, per-CPU op and bit op of the layer is
+ * a scheduling point of `rwstress explore` (include/rwstress/explore.h),
+ * barriers are points, cpu_relax() is a spin turn, and schedule() and the
+ * wake-ups sleep and wake through the scheduler's model. Outside a
+ * controlled run such a plugin runs as the ordinary build does, a
+ * thread-local test slower per access. Without the macro nothing of this
+ * is compiled: __rwsk_XP(ptr, what, OP, args...) is OP(ptr, args...). */
+#ifdef RWSTRESS_KERNEL_EXPLORE
+#include <rwstress/explore.h>
+#define __rwsk_XP(ptr, what, OP, ...)                                               \
+  __extension__({                                                                   \
+    __typeof__(ptr) __rwsk_xp = (ptr);                                              \
+    RWSTRESS_ACCESS(__rwsk_xp, what, OP(__rwsk_xp, ##__VA_ARGS__));                 \
+  })
+#define __rwsk_XPV(ptr, what, OP, ...)                                              \
+  __extension__({                                                                   \
+    __typeof__(ptr) __rwsk_xp = (ptr);                                              \
+    RWSTRESS_ACCESS_VOID(__rwsk_xp, what, OP(__rwsk_xp, ##__VA_ARGS__));            \
+  })
+#define __rwsk_XPOINT(what) rwstress_explore_point(what)
+#define __rwsk_exploring() rwstress_explore_active()
+#else
+#define __rwsk_XP(ptr, what, OP, ...) OP((ptr), ##__VA_ARGS__)
+#define __rwsk_XPV(ptr, what, OP, ...) ((void)OP((ptr), ##__VA_ARGS__))
+#define __rwsk_XPOINT(what) ((void)0)
+#define __rwsk_exploring() 0
+#endif
+/* The accesses the layer makes points of, as OPs over a pointer. */
+#define __rwsk_op_load(P, mo) __atomic_load_n((P), (mo))
+#define __rwsk_op_store(P, v, mo) __atomic_store_n((P), (v), (mo))
+#define __rwsk_op_xchg(P, v, mo) __atomic_exchange_n((P), (v), (mo))
+#define __rwsk_op_cas(P, po, n, mo, fmo) __atomic_compare_exchange_n((P), (po), (n), 0, (mo), (fmo))
+#define __rwsk_op_rmw(P, op, i, mo) __atomic_##op((P), (i), (mo))
+#define __rwsk_op_vload(P) (*(const volatile __typeof__(*(P)) *)(P))
+#define __rwsk_op_vstore(P, v) (*(volatile __typeof__(*(P)) *)(P) = (v))
+
 /* ---- Compiler ------------------------------------------------------------ */
 
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -286,11 +324,14 @@ static inline void __rwsk_warn(const char *file, int line, const char *what) {
     if (unlikely(__rwsk_c)) __rwsk_warn(__FILE__, __LINE__, "WARN_ON(" #cond ")"); \
     __rwsk_c;                                                          \
   })
+/* Once per process, as in the kernel; in the explore build every time, so
+ * that every schedule (and every replay of one) reports what it hits. */
 #define WARN_ON_ONCE(cond)                                             \
   ({                                                                   \
     static int __rwsk_warned;                                          \
     int __rwsk_c = !!(cond);                                           \
-    if (unlikely(__rwsk_c) && !__atomic_exchange_n(&__rwsk_warned, 1, __ATOMIC_RELAXED)) \
+    if (unlikely(__rwsk_c) &&                                          \
+        (__rwsk_exploring() || !__atomic_exchange_n(&__rwsk_warned, 1, __ATOMIC_RELAXED))) \
       __rwsk_warn(__FILE__, __LINE__, "WARN_ON_ONCE(" #cond ")");      \
     __rwsk_c;                                                          \
   })

@@ -48,6 +48,12 @@ enum rwstress_fairness {
 #define RWSTRESS_LOCK_KILLABLE 2u /* some acquisitions take a killable or interruptible entry
                                      point, as many as the run's --killable-every says (the
                                      kernel-compat glue: rwstress_kernel_host.acquire_kind) */
+#define RWSTRESS_LOCK_CONTROLLED 4u /* every access other threads see, every busy-wait turn and
+                                       every sleep goes through <rwstress/explore.h>'s points:
+                                       `rwstress explore` may run it (the plugin must export
+                                       rwstress_explore_attach_v1, which that header defines; the
+                                       kernel-compat layer built with -DRWSTRESS_KERNEL_EXPLORE
+                                       needs no flag) */
 
 struct rwstress_lock_ops {
     unsigned abi;                 /* RWSTRESS_PLUGIN_ABI */
@@ -65,7 +71,7 @@ struct rwstress_lock_ops {
     void (*downgrade)(void *lock);          /* optional, rwlock only: write -> read */
     /* ABI 2 */
     enum rwstress_fairness fairness;        /* left out (0): unfair */
-    unsigned flags;                         /* RWSTRESS_LOCK_SPINS | RWSTRESS_LOCK_KILLABLE, or 0 */
+    unsigned flags;                         /* RWSTRESS_LOCK_SPINS | _KILLABLE | _CONTROLLED, or 0 */
 };
 
 /* The one symbol a plugin exports: a NULL-terminated array of lock ops. */

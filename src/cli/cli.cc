@@ -317,6 +317,7 @@ struct RawOptions {
   CLI::App* fuzz = nullptr;
   CLI::App* fuzz_merge = nullptr;
   std::string kernel_time = "1m", kernel_files, kernel_config;
+  bool kernel_no_validate = false;
   CLI::App* kernel = nullptr;
   std::string explore_step_time = "1us";
   bool explore_no_shrink = false;
@@ -475,6 +476,13 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                      "RWSEM_SPIN_ON_OWNER=y|n,MUTEX_SPIN_ON_OWNER=y|n: the CONFIG_ options the "
                      "files are built with");
   kernel->add_option("--time", raw.kernel_time, "validate's budget per lock (default 1m)");
+  kernel->add_flag("--explore", cfg.kernel.explore,
+                   "also build each file with -DRWSTRESS_KERNEL_EXPLORE and run rwstress explore on "
+                   "each lock: PCT and a bounded exhaustive search at 2-3 threads (docs/explore.md)");
+  kernel->add_option("--explore-schedules", cfg.kernel.explore_schedules,
+                     "with --explore: at most this many schedules per explore run (default 2000)")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(100'000'000)));
+  kernel->add_flag("--no-validate", raw.kernel_no_validate, "with --explore: explore only");
   kernel->add_option("--cache", cfg.kernel.cache_dir,
                      "DIR: sources and built plugins (default $XDG_CACHE_HOME/rwstress/kernel)");
   CLI::App* explore = raw.explore = app.add_subcommand(
@@ -509,6 +517,11 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "spurious wake-ups a random or pct schedule may deliver, each a choice "
                       "(default 2)")
       ->check(CLI::Range(0, 1000));
+  explore->add_flag("--signals", cfg.explore.signals,
+                    "kernel-compat layer plugins: one acquisition in two is killable or "
+                    "interruptible, and a spurious wake-up of its sleep is a fatal signal (its "
+                    "bail-out path runs; the killed task goes away until another completes an "
+                    "operation)");
   explore->add_flag("--no-shrink", raw.explore_no_shrink,
                     "report the first failing schedule as found, not shrunk to fewer preemptions");
   CLI::App* fuzz = raw.fuzz = app.add_subcommand(
@@ -651,10 +664,14 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
   if (std::string err = parse_explore_strategy(x.strategy_text, &x); !err.empty()) return err;
   for (const LockMeta* m : cfg.locks)
     if (!entry_of(*m).explore)
-      return fmt::format("explore: {} ({}) cannot be explored: the scheduler sees inside the "
-                         "in-tree locks only; a library's or a plugin's lock runs code it cannot "
-                         "stop at",
-                         m->name, m->origin);
+      return fmt::format("explore: {} ({}) cannot be explored: {}", m->name, m->origin,
+                         !m->plugin ? "a library's lock runs code the scheduler cannot stop at"
+                         : m->kernel_layer
+                             ? "build the kernel files with -DRWSTRESS_KERNEL_EXPLORE (rwstress "
+                               "kernel --explore does), so that the layer's atomics and sleeps "
+                               "are scheduling points"
+                             : "the plugin does not mark its scheduling points (include "
+                               "<rwstress/explore.h> and declare RWSTRESS_LOCK_CONTROLLED)");
   for (const LockMeta* m : cfg.locks)
     if (cfg.threads_for(m->family) > kExploreMaxThreads)
       return fmt::format("explore: {} threads for {}; a controlled run takes at most {}",
@@ -819,6 +836,11 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     auto t = parse_duration(raw.kernel_time, &error, std::chrono::seconds(1));
     if (!t) return usage_error("kernel --time: " + error);
     k.time = *t;
+    k.validate = !raw.kernel_no_validate;
+    if (!k.validate && !k.explore)
+      return usage_error("kernel --no-validate: with --explore only (else nothing would run)");
+    if (raw.kernel->count("--explore-schedules") > 0 && !k.explore)
+      return usage_error("kernel --explore-schedules: with --explore only");
     out.action = CliAction::kKernel;
     out.config = std::move(cfg);
     return out;

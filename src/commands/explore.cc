@@ -2,7 +2,11 @@
 // shrinking, traces and replay.
 #include "commands/explore.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <sstream>
@@ -34,11 +38,19 @@ std::string thread_name(const ExploreShape& shape, int t) {
   return t < shape.scenario.readers ? fmt::format("R{}", t) : fmt::format("W{}", t);
 }
 
-std::string word_name(const ExploredSchedule& e, const void* w) {
+// A word as a trace shows it: in the lock object, in an object a thread
+// named (its task, its stack), or its address.
+std::string word_name(const ExploredSchedule& e, const ExploreShape& shape, const void* w) {
   if (!w) return "";
   const auto* b = static_cast<const char*>(e.lock_begin);
   const auto* p = static_cast<const char*>(w);
   if (p >= b && p < b + e.lock_size) return fmt::format("lock+{:#x}", p - b);
+  if (const ctl::NamedObject* o = ctl::object_of(e.schedule, w)) {
+    const auto* ob = static_cast<const char*>(o->begin);
+    const std::string who = thread_name(shape, o->thread) + ":" + o->what;
+    if (o->from_end) return fmt::format("{}-{:#x}", who, ob + o->size - p);
+    return p == ob ? who : fmt::format("{}+{:#x}", who, p - ob);
+  }
   return fmt::format("{}", w);
 }
 
@@ -53,9 +65,14 @@ std::string shape_text(const ExploreShape& shape) {
   return fmt::format("{}, {} operation{} each", who, shape.ops, shape.ops == 1 ? "" : "s");
 }
 
-std::string replay_flags(const LockMeta& meta, const ExploreShape& shape) {
+// The command that runs a schedule again: the plugin it came from first.
+std::string replay_flags(const LockMeta& meta, const ExploreShape& shape, bool signals) {
   const Scenario& sc = shape.scenario;
-  std::string f = fmt::format("--lock {}", meta.name);
+  constexpr std::string_view kPlugin = "plugin ";  // a plugin lock's origin: "plugin PATH"
+  std::string f = meta.plugin && meta.origin.substr(0, kPlugin.size()) == kPlugin
+                      ? fmt::format("--plugin {} explore", meta.origin.substr(kPlugin.size()))
+                      : std::string("explore");
+  f += fmt::format(" --lock {}", meta.name);
   if (sc.family == Family::kRwlock)
     f += fmt::format(" --readers {} --writers {}", sc.readers, sc.writers);
   else
@@ -64,12 +81,12 @@ std::string replay_flags(const LockMeta& meta, const ExploreShape& shape) {
   for (const Knob& k : kKnobs)  // the knobs this lock reads, where not the default
     if (sc.tuning.*k.field != LockTuning{}.*k.field && reads_knob(k, meta.name))
       f += fmt::format(" --{} {}", k.flag, knob_text(k, sc.tuning.*k.field));
-  return f + fmt::format(" --ops {}", shape.ops);
+  return f + fmt::format(" --ops {}{}", shape.ops, signals ? " --signals" : "");
 }
 
 // What a schedule that did not pass shows: the checkers' findings, or the
 // threads' states at a deadlock or livelock.
-std::vector<std::string> finding_lines(const ExploredSchedule& e) {
+std::vector<std::string> finding_lines(const ExploredSchedule& e, const ExploreShape& shape) {
   std::vector<std::string> lines;
   for (const Violation& v : e.violations)
     lines.push_back(fmt::format("{} ({}): {}", violation_kind_name(v.kind),
@@ -79,7 +96,9 @@ std::vector<std::string> finding_lines(const ExploredSchedule& e) {
                         ? "deadlock: every unfinished thread is blocked"
                         : std::string(ctl::outcome_name(e.schedule.outcome)) +
                               ": no thread can make progress");
-    for (const std::string& s : e.schedule.states) lines.push_back("  " + s);
+    for (const ctl::Schedule::ThreadState& t : e.schedule.states)
+      lines.push_back(fmt::format("  thread {}: {}{} at {}", thread_name(shape, t.thread), t.kind,
+                                  t.word ? " on " + word_name(e, shape, t.word) : "", t.at));
   }
   return lines;
 }
@@ -115,7 +134,7 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
     if (g->count > 1) value += fmt::format("{}({} times, to step {})", value.empty() ? "" : "  ",
                                            g->count, g->first + g->count);
     lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", g->first + 1,
-                                thread_name(shape, s.thread), s.what, word_name(e, s.word),
+                                thread_name(shape, s.thread), s.what, word_name(e, shape, s.word),
                                 value));
   }
   return lines;
@@ -126,6 +145,7 @@ ctl::Options base_options(const RunConfig& cfg) {
   o.max_steps = cfg.explore.max_steps;
   o.step_ns = cfg.explore.step_ns;
   o.spurious_wakes = cfg.explore.spurious_wakes;  // not taken by kFirst (exhaustive, replay)
+  o.signals = cfg.explore.signals;
   return o;
 }
 
@@ -140,8 +160,98 @@ struct Search {
   std::uint64_t k = 0;  // PCT's step bound: the longest schedule seen
 };
 
+// A lock whose code crashes in a schedule (a waiter left linked on a dead
+// stack) takes the process with it: the handler says which schedule and
+// step, and prints the schedule so far as a replay line (replaying it
+// crashes the same way, at the same step). Async-signal-safe: text made
+// before the search, digits by hand, write(2).
+namespace crash {
+
+char g_what[256];    // "LOCK: CRASH"
+char g_replay[768];  // "  replay: rwstress ... --replay "
+std::atomic<std::uint64_t> g_schedule{0};
+int g_exit = 4;
+
+struct Text {
+  char buf[8192];
+  std::size_t n = 0;
+  void add(const char* s) {
+    while (*s && n < sizeof buf) buf[n++] = *s++;
+  }
+  void num(std::uint64_t v, unsigned base = 10, int width = 0) {
+    char d[24];
+    int k = 0;
+    do {
+      d[k++] = "0123456789abcdef"[v % base];
+      v /= base;
+    } while (v || k < width);
+    while (k > 0 && n < sizeof buf) buf[n++] = d[--k];
+  }
+};
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+  }
+  return "a signal";
+}
+
+void handler(int sig) {
+  Text t;
+  t.add(g_what);
+  t.add(" (");
+  t.add(signal_name(sig));
+  t.add(") at schedule ");
+  t.num(g_schedule.load(std::memory_order_relaxed));
+  const ctl::Schedule* s = ctl::schedule_so_far();
+  if (s) {
+    t.add(", step ");
+    t.num(s->choices.size());
+    t.add(": the lock's code crashed under this schedule\n");
+    t.add(g_replay);
+    t.num(s->digest, 16, 16);
+    t.add(":");
+    for (std::size_t i = 0; i < s->choices.size();) {
+      std::size_t j = i;
+      while (j < s->choices.size() && s->choices[j] == s->choices[i]) ++j;
+      if (i > 0) t.add(".");
+      t.num(std::uint64_t(s->choices[i]));
+      if (j - i > 1) t.add("x"), t.num(j - i);
+      i = j;
+    }
+  } else {
+    t.add(": outside the schedule's threads");
+  }
+  t.add("\n");
+  for (std::size_t off = 0; off < t.n;) {
+    const ssize_t w = write(STDOUT_FILENO, t.buf + off, t.n - off);
+    if (w <= 0) break;
+    off += std::size_t(w);
+  }
+  _exit(g_exit);
+}
+
+void arm(const std::string& what, const std::string& replay_prefix) {
+  fmt::format_to_n(g_what, sizeof g_what - 1, "{}", what).out[0] = '\0';
+  fmt::format_to_n(g_replay, sizeof g_replay - 1, "{}", replay_prefix).out[0] = '\0';
+  g_exit = exit_code_of(Verdict::kCrash);
+  g_schedule.store(0, std::memory_order_relaxed);
+  struct sigaction sa{};
+  sa.sa_handler = handler;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
+}
+
+}  // namespace crash
+
 ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape& shape,
                               const ctl::Options& o, Search& search) {
+  crash::g_schedule.store(search.schedules + 1, std::memory_order_relaxed);
   ExploredSchedule e = entry.explore(shape, o);
   ++search.schedules;
   search.steps += e.schedule.trace.size();
@@ -285,7 +395,7 @@ int replays_matching(const RunConfig& cfg, const LockEntry& entry, const Explore
 
 void print_failure(const RunConfig& cfg, const ExploredSchedule& e, const ExploreShape& shape,
                    const Output& out) {
-  for (const std::string& l : finding_lines(e)) out.print("  " + l);
+  for (const std::string& l : finding_lines(e, shape)) out.print("  " + l);
   out.print(fmt::format("  the last steps of {} ({} preemption{}; a repeated step is one line):",
                         e.schedule.trace.size(), e.schedule.preemptions,
                         e.schedule.preemptions == 1 ? "" : "s"));
@@ -305,6 +415,7 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
   ctl::Options o = base_options(cfg);
   o.strategy = ctl::Strategy::kFirst;
   o.replay = choices;
+  crash::g_schedule.store(1, std::memory_order_relaxed);
   ExploredSchedule e = entry.explore(shape, o);
   out.print(fmt::format("rwstress explore: replaying a schedule of {} steps on {} ({})",
                         choices.size(), meta.name, shape_text(shape)));
@@ -403,10 +514,14 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     ExploreShape shape;
     shape.scenario = cfg.scenario_for(*meta);
     shape.ops = cfg.explore.ops;
+    crash::arm(fmt::format("{}: CRASH", meta->name),
+               fmt::format("  replay: rwstress {} --replay ",
+                           replay_flags(*meta, shape, cfg.explore.signals)));
     if (!cfg.explore.replay.empty()) return replay_one(cfg, *meta, entry, shape, out);
 
-    out.print(fmt::format("rwstress explore: {} ({}), {}, at most {} schedules, seed {:#x}",
+    out.print(fmt::format("rwstress explore: {} ({}), {}{}, at most {} schedules, seed {:#x}",
                           meta->name, shape_text(shape), strategy_text(cfg.explore),
+                          cfg.explore.signals ? ", fatal signals at spurious wake-ups" : "",
                           cfg.explore.schedules, cfg.seed));
     Search search;
     const auto start = Clock::now();
@@ -455,9 +570,9 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     const int same = replays_matching(cfg, entry, shape, search.failure, cfg.explore.replays);
     out.print(fmt::format("  replayed {} times: {} the same step for step (digest {:016x})",
                           cfg.explore.replays, same, search.failure.schedule.digest));
-    out.print(fmt::format("  replay: rwstress explore {} --replay {}", replay_flags(*meta, shape),
+    out.print(fmt::format("  replay: rwstress {} --replay {}", replay_flags(*meta, shape, cfg.explore.signals),
                           encode_replay(search.failure.schedule.digest,
-                                        search.failure.schedule.choices)));
+                                        ctl::essential_choices(search.failure.schedule))));
   }
   return exit_code_of(worst);
 }

@@ -210,19 +210,52 @@ struct Row {
   int code = 0;
 };
 
-// validate's exit code as a row's verdict and rank: the verdict whose exit
-// code it is (model/run_result.h), or ERROR for anything else.
-void judge(int rc, Row* row) {
-  row->code = rc;
+// validate's or explore's exit code as a row's verdict and rank: the
+// verdict whose exit code it is (model/run_result.h), or ERROR for
+// anything else. A row keeps its worst.
+struct Judged {
+  std::string verdict, note;
+  int rank = 0, code = 0;
+};
+Judged judge(int rc, const char* what) {
   for (int v = 0; v < kVerdictCount; ++v)
-    if (Verdict(v) != Verdict::kInterrupted && exit_code_of(Verdict(v)) == rc) {
-      row->verdict = verdict_name(Verdict(v));
-      row->rank = Verdict(v) == Verdict::kPass ? 0 : 2 + v;
-      return;
-    }
-  row->verdict = "ERROR";
-  row->rank = 2 + kVerdictCount;
-  row->note = fmt::format("validate exited {}", rc);
+    if (Verdict(v) != Verdict::kInterrupted && exit_code_of(Verdict(v)) == rc)
+      return {verdict_name(Verdict(v)), "", Verdict(v) == Verdict::kPass ? 0 : 2 + v, rc};
+  return {"ERROR", fmt::format("{} exited {}", what, rc), 2 + kVerdictCount, rc};
+}
+void keep_worst(const Judged& j, Row* row) {
+  if (j.rank < row->rank || (j.rank == row->rank && row->code != 0)) return;
+  row->verdict = j.verdict;
+  row->rank = j.rank;
+  row->code = j.code;
+  if (!j.note.empty()) row->note += (row->note.empty() ? "" : "\n    ") + j.note;
+}
+
+// The shapes rwstress kernel --explore runs for a lock (by its name's
+// suffix: the family): PCT at depth 3 over the 3-thread shapes, every
+// schedule with at most 2 preemptions at 2 threads, and for the locks with
+// killable entry points (rwsem.c, mutex.c, semaphore.c) random schedules
+// with fatal signals (explore --signals: the bail-out paths).
+std::vector<std::vector<std::string>> explore_shapes(std::string_view suffix) {
+  const std::string pct = "pct:depth=3", exhaustive = "exhaustive:preemptions=2";
+  const bool killable = suffix == "rwsem" || suffix == "semaphore" ||
+                        suffix.find("mutex") != std::string_view::npos;
+  std::vector<std::vector<std::string>> shapes;
+  if (suffix.find("rwsem") != std::string_view::npos || suffix == "qrwlock") {
+    shapes = {{"--readers", "2", "--writers", "1", "--strategy", pct},
+              {"--readers", "1", "--writers", "2", "--strategy", pct},
+              {"--readers", "1", "--writers", "1", "--strategy", exhaustive}};
+    if (killable) shapes.push_back({"--readers", "2", "--writers", "2", "--strategy", "random", "--signals"});
+  } else if (suffix == "semaphore") {
+    shapes = {{"--threads", "3", "--count", "1", "--strategy", pct},
+              {"--threads", "3", "--count", "2", "--strategy", pct},
+              {"--threads", "2", "--count", "1", "--strategy", exhaustive},
+              {"--threads", "3", "--count", "1", "--strategy", "random", "--signals"}};
+  } else {
+    shapes = {{"--threads", "3", "--strategy", pct}, {"--threads", "2", "--strategy", exhaustive}};
+    if (killable) shapes.push_back({"--threads", "3", "--strategy", "random", "--signals"});
+  }
+  return shapes;
 }
 
 }  // namespace
@@ -327,11 +360,15 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
 
   std::string patches;
   for (const std::string& p : k.patches) patches += (patches.empty() ? "" : ", ") + p;
-  out.print(fmt::format("rwstress {} kernel: {} ({}){}; validate --time {} per lock; plugins cached in "
-                        "{}/plugins",
-                        kVersion, version.name(), tree,
-                        patches.empty() ? "" : ", patched with " + patches, format_duration(k.time),
-                        cache));
+  std::string stages;
+  if (k.validate) stages = fmt::format("validate --time {} per lock", format_duration(k.time));
+  if (k.explore)
+    stages += fmt::format("{}explore (the -DRWSTRESS_KERNEL_EXPLORE build) at most {} schedules "
+                          "per shape",
+                          stages.empty() ? "" : ", then ", k.explore_schedules);
+  out.print(fmt::format("rwstress {} kernel: {} ({}){}; {}; plugins cached in {}/plugins", kVersion,
+                        version.name(), tree, patches.empty() ? "" : ", patched with " + patches,
+                        stages, cache));
 
   const char* cc = std::getenv("CC");
   const std::string compiler = cc && *cc ? cc : "cc";
@@ -365,51 +402,93 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     std::string shown;
     for (const std::string& s : sources) shown += (shown.empty() ? "" : " ") + fs::path(s).filename().string();
 
-    Hash key = layer;
-    for (const std::string& f : flags) key.add(f);
-    key.add_tree(locking);
-    const std::string stem = fmt::format("{}-{}", version.prefix(), name);
-    const std::string plugin = fmt::format("{}/plugins/{}-{:016x}.so", cache, stem, key.h);
-    bool built = is_file(plugin);
-    if (built) out.print(fmt::format("kernel: {}: {} is cached (same files, layer and flags)", stem, plugin));
-    if (!built) {
+    // Builds the files with `extra` flags into a cached plugin; "" when it
+    // does not compile (the rows say why).
+    auto build = [&](const std::vector<std::string>& extra, const std::string& stem,
+                     std::string* why) -> std::string {
+      Hash key = layer;
+      for (const std::string& f : flags) key.add(f);
+      for (const std::string& f : extra) key.add(f);
+      key.add_tree(locking);
+      const std::string plugin = fmt::format("{}/plugins/{}-{:016x}.so", cache, stem, key.h);
+      if (is_file(plugin)) {
+        out.print(fmt::format("kernel: {}: {} is cached (same files, layer and flags)", stem, plugin));
+        return plugin;
+      }
       const std::string log = fmt::format("{}/logs/{}.log", cache, stem);
       fs::remove(log, ec);
       std::string tmp = cache + "/plugins/.build-XXXXXX";
       const int fd = mkstemp(tmp.data());
-      if (fd < 0) return fail(fmt::format("kernel: cannot write in {}/plugins", cache));
+      if (fd < 0) {
+        *why = fmt::format("cannot write in {}/plugins", cache);
+        return "";
+      }
       close(fd);
       std::vector<std::string> argv = {compiler};
       argv.insert(argv.end(), flags.begin(), flags.end());
+      argv.insert(argv.end(), extra.begin(), extra.end());
       argv.insert(argv.end(), sources.begin(), sources.end());
       argv.push_back(layout.data_dir + "/kernel-glue/" + group.glue);
       argv.push_back("-o");
       argv.push_back(tmp);
       const int rc = run_program(argv, log, &error);
       if (rc == 0 && ::rename(tmp.c_str(), plugin.c_str()) == 0) {
-        built = true;
         out.print(fmt::format("kernel: {}: built {}", stem, plugin));
-      } else {
-        fs::remove(tmp, ec);
-        for (const char* suffix : group.locks)
-          rows.push_back({fmt::format("{}-{}", version.prefix(), suffix), shown, config_text,
-                          "BUILD", "-",
-                          rc < 0 ? error : fmt::format("{} (log: {})", first_problem(log), log),
-                          1, 125});
+        return plugin;
       }
+      fs::remove(tmp, ec);
+      *why = rc < 0 ? error : fmt::format("{} (log: {})", first_problem(log), log);
+      return "";
+    };
+    const std::string stem = fmt::format("{}-{}", version.prefix(), name);
+    std::string why;
+    const std::string plugin = build({}, stem, &why);
+    const std::string explore_plugin =
+        plugin.empty() || !k.explore ? "" : build({"-DRWSTRESS_KERNEL_EXPLORE"}, stem + "-explore", &why);
+    if (plugin.empty() || (k.explore && explore_plugin.empty())) {
+      for (const char* suffix : group.locks)
+        rows.push_back({fmt::format("{}-{}", version.prefix(), suffix), shown, config_text, "BUILD",
+                        "-", why, 1, 125});
+      continue;
     }
-    if (!built) continue;
     for (const char* suffix : group.locks) {
-      Row row{fmt::format("{}-{}", version.prefix(), suffix), shown, config_text, "", plugin, "", 0, 0};
-      out.print("");
-      const int rc = run_program({layout.exe, "--plugin", plugin, "validate", "--lock", row.lock,
-                                  "--time", format_duration(k.time)},
-                                 "", &error);
-      if (rc >= 128) {  // interrupted: the run says so, and stops here
-        out.error(fmt::format("kernel: validate of {} was interrupted", row.lock));
-        return rc;
+      Row row{fmt::format("{}-{}", version.prefix(), suffix), shown, config_text, "PASS", plugin, "", 0, 0};
+      if (k.validate) {
+        out.print("");
+        const int rc = run_program({layout.exe, "--plugin", plugin, "validate", "--lock", row.lock,
+                                    "--time", format_duration(k.time)},
+                                   "", &error);
+        if (rc >= 128) {  // interrupted: the run says so, and stops here
+          out.error(fmt::format("kernel: validate of {} was interrupted", row.lock));
+          return rc;
+        }
+        keep_worst(judge(rc, "validate"), &row);
       }
-      judge(rc, &row);
+      if (k.explore) {
+        // Each shape of the lock's family, explored on the explore build;
+        // the first that does not PASS is the row's (its trace and replay
+        // line are in the output above the table).
+        std::string explored;
+        for (const std::vector<std::string>& shape : explore_shapes(suffix)) {
+          out.print("");
+          std::vector<std::string> argv = {layout.exe, "--plugin", explore_plugin, "explore",
+                                           "--lock", row.lock, "--schedules",
+                                           std::to_string(k.explore_schedules)};
+          argv.insert(argv.end(), shape.begin(), shape.end());
+          const int rc = run_program(argv, "", &error);
+          if (rc >= 128) {
+            out.error(fmt::format("kernel: explore of {} was interrupted", row.lock));
+            return rc;
+          }
+          const Judged one = judge(rc, "explore");
+          keep_worst(one, &row);
+          std::string text;
+          for (const std::string& a : shape) text += (text.empty() ? "" : " ") + a;
+          explored += fmt::format("{}{}: {}", explored.empty() ? "" : "; ", text, one.verdict);
+        }
+        row.note += (row.note.empty() ? "" : "\n    ") + fmt::format("explore ({}): {}",
+                                                                   explore_plugin, explored);
+      }
       rows.push_back(row);
     }
   }

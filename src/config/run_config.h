@@ -93,6 +93,9 @@ struct RunConfig {
     std::vector<std::pair<std::string, bool>> config;  // --config RWSEM_SPIN_ON_OWNER=y,...
     std::chrono::nanoseconds time = std::chrono::minutes(1);  // --time: validate's per lock
     std::string cache_dir;              // --cache DIR; "" = $XDG_CACHE_HOME/rwstress/kernel
+    bool explore = false;               // --explore: the explore build, explored (docs/explore.md)
+    std::uint64_t explore_schedules = 2000;  // --explore-schedules: per explore run
+    bool validate = true;               // --no-validate (with --explore): explore only
   } kernel;
   // rwstress explore (src/commands/explore.h, docs/explore.md).
   struct Explore {
@@ -110,6 +113,7 @@ struct RunConfig {
     int replays = 10;                // --replays N: reruns that check a failure replays
     bool shrink = true;              // --no-shrink turns it off
     int spurious_wakes = 2;          // --spurious-wakes: per schedule (random, pct)
+    bool signals = false;            // --signals: a spurious wake of a killable sleep kills
   } explore;
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line

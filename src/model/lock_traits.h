@@ -224,6 +224,9 @@ struct LockMeta {
   // A --plugin lock built on the kernel-compat layer (it exports
   // rwstress_kernel_attach_v1): the signal and resched injectors reach it.
   bool kernel_layer = false;
+  // A --plugin lock whose plugin marks scheduling points
+  // (<rwstress/explore.h>: it exports rwstress_explore_attach_v1).
+  bool explore_points = false;
 };
 
 }  // namespace rwstress

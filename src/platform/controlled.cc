@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sched.h>
 
 namespace rwstress::controlled {
@@ -23,12 +24,16 @@ enum class State : std::uint8_t { kRunnable, kBlocked, kDone };
 
 struct Run {
   Run(int threads, const Options& o) : n(threads), options(o), rng(o.seed) {
+    static std::atomic<std::uint64_t> serial{0};
+    id = serial.fetch_add(1, std::memory_order_relaxed) + 1;
     state.assign(std::size_t(n), State::kRunnable);
     blocked_on.assign(std::size_t(n), nullptr);
     blocked_since.assign(std::size_t(n), 0);
     blocked_until.assign(std::size_t(n), 0);
     spinning.assign(std::size_t(n), false);
     spurious.assign(std::size_t(n), false);
+    woke_spuriously.assign(std::size_t(n), false);
+    times_away.assign(std::size_t(n), 0);
     spurious_left = o.spurious_wakes;
     at.assign(std::size_t(n), "start");
     ready.reserve(std::size_t(n));
@@ -51,6 +56,7 @@ struct Run {
 
   const int n;
   const Options options;
+  std::uint64_t id = 0;  // run_id()
   std::mutex mutex;
   std::condition_variable cv;
   int current = -1;      // the one thread allowed to run
@@ -67,6 +73,8 @@ struct Run {
   std::vector<std::uint64_t> blocked_until;  // a timed wait's deadline (run time); 0: none
   std::vector<bool> spinning;
   std::vector<bool> spurious;   // woken for no reason: its next step says so
+  std::vector<bool> woke_spuriously;  // and then: until the thread asks (woke_spuriously())
+  std::vector<int> times_away;        // set_away(true) calls
   int spurious_left = 0;
   std::vector<const char*> at;  // where each thread last stopped
   std::vector<int> priority;    // PCT
@@ -141,7 +149,7 @@ struct Run {
     const std::vector<int>& pool = moving;
     const bool me_in_pool = me >= 0 && std::find(pool.begin(), pool.end(), me) != pool.end();
     Decision d{0, me >= 0 && state[std::size_t(me)] == State::kRunnable &&
-                      !spinning[std::size_t(me)]};
+                      !spinning[std::size_t(me)], me};
     for (int i : pool) d.eligible |= std::uint64_t(1) << (i & 63);
     schedule.decisions.push_back(d);
     const std::size_t step = schedule.choices.size();
@@ -191,17 +199,17 @@ struct Run {
     });
   }
 
-  std::vector<std::string> states() const {
-    std::vector<std::string> lines;
+  std::vector<Schedule::ThreadState> states() const {
+    std::vector<Schedule::ThreadState> out;
     for (int i = 0; i < n; ++i) {
       const std::size_t u = std::size_t(i);
       if (state[u] == State::kDone) continue;
-      lines.push_back(state[u] == State::kBlocked
-                          ? fmt::format("thread {}: blocked on {} at {}", i, blocked_on[u], at[u])
-                          : fmt::format("thread {}: {} at {}", i,
-                                        spinning[u] ? "spinning" : "runnable", at[u]));
+      const char* kind = state[u] == State::kBlocked ? "blocked"
+                         : spinning[u]               ? "spinning"
+                                                     : "runnable";
+      out.push_back({i, kind, state[u] == State::kBlocked ? blocked_on[u] : nullptr, at[u]});
     }
-    return lines;
+    return out;
   }
 
   // Ends the schedule early; the caller parks.
@@ -230,7 +238,7 @@ struct Run {
   // is in the order the steps were carried out). Returns the step's index.
   std::size_t step(std::unique_lock<std::mutex>& lock, int me, const char* what,
                    const void* word = nullptr) {
-    at[std::size_t(me)] = what;
+    if (state[std::size_t(me)] != State::kBlocked) at[std::size_t(me)] = what;  // asleep: the wait's
     ++steps;
     if (options.strategy == Strategy::kPct)
       for (std::size_t i = 0; i < change_at.size(); ++i)
@@ -254,6 +262,7 @@ struct Run {
     else schedule.choices.push_back(me);
     if (spurious[std::size_t(me)]) {
       spurious[std::size_t(me)] = false;
+      woke_spuriously[std::size_t(me)] = true;
       what = "woken spuriously";
     }
     const std::size_t index = schedule.trace.size();
@@ -280,6 +289,20 @@ const char* outcome_name(Outcome o) {
   return "?";
 }
 
+const Schedule* schedule_so_far() { return tl_run ? &tl_run->schedule : nullptr; }
+
+std::vector<int> essential_choices(const Schedule& s) {
+  std::size_t keep = 0;
+  for (std::size_t i = 0; i < s.choices.size() && i < s.decisions.size(); ++i) {
+    const Decision& d = s.decisions[i];
+    int by_itself = -1;
+    if (d.from >= 0 && (d.eligible >> d.from & 1)) by_itself = d.from;
+    else if (d.eligible != 0) by_itself = __builtin_ctzll(d.eligible);
+    if (s.choices[i] != by_itself) keep = i + 1;
+  }
+  return {s.choices.begin(), s.choices.begin() + std::ptrdiff_t(keep)};
+}
+
 double pct_bound(int n, std::uint64_t k, int depth) {
   return 1.0 / (double(std::max(1, n)) * std::pow(double(std::max<std::uint64_t>(1, k)),
                                                    double(std::max(0, depth - 1))));
@@ -289,11 +312,54 @@ bool active() { return tl_run != nullptr; }
 
 int thread_index() { return tl_run ? tl_index : -1; }
 
+std::uint64_t run_id() { return tl_run ? tl_run->id : 0; }
+
 bool asleep(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return false;
   std::lock_guard lock(r->mutex);
   return r->state[std::size_t(i)] == State::kBlocked;
+}
+
+bool finished(int i) {
+  Run* r = tl_run;
+  if (!r || i < 0 || i >= r->n) return false;
+  std::lock_guard lock(r->mutex);
+  return r->state[std::size_t(i)] == State::kDone;
+}
+
+int thread_count() { return tl_run ? tl_run->n : 0; }
+
+std::uint64_t all_spinning_for() {
+  Run* r = tl_run;
+  if (!r) return 0;
+  std::lock_guard lock(r->mutex);
+  return r->spin_streak;
+}
+
+void set_away(bool is_away) {
+  Run* r = tl_run;
+  if (!r || !is_away) return;
+  std::lock_guard lock(r->mutex);
+  ++r->times_away[std::size_t(tl_index)];
+}
+
+int times_away(int i) {
+  Run* r = tl_run;
+  if (!r || i < 0 || i >= r->n) return 0;
+  std::lock_guard lock(r->mutex);
+  return r->times_away[std::size_t(i)];
+}
+
+bool signals() { return tl_run && tl_run->options.signals; }
+
+bool woke_spuriously() {
+  Run* r = tl_run;
+  if (!r) return false;
+  std::lock_guard lock(r->mutex);
+  const bool was = r->woke_spuriously[std::size_t(tl_index)];
+  r->woke_spuriously[std::size_t(tl_index)] = false;
+  return was;
 }
 
 void point(const char* what) {
@@ -397,6 +463,23 @@ std::uint64_t now_ns() {
 
 int current_cpu() { return tl_run ? tl_index : sched_getcpu(); }
 
+void name_object(const void* begin, std::size_t size, const char* what) {
+  Run* r = tl_run;
+  if (!r) return;
+  std::lock_guard lock(r->mutex);
+  r->schedule.objects.push_back({begin, size, tl_index, what, false});
+}
+
+const NamedObject* object_of(const Schedule& s, const void* word) {
+  const NamedObject* best = nullptr;
+  const auto* w = static_cast<const char*>(word);
+  for (const NamedObject& o : s.objects) {
+    const auto* b = static_cast<const char*>(o.begin);
+    if (w >= b && w < b + o.size && (!best || o.size <= best->size)) best = &o;  // the latest
+  }
+  return best;
+}
+
 Schedule run(int n, const Options& options, const std::function<void(int)>& body) {
   auto r = std::make_shared<Run>(n, options);
   auto task = std::make_shared<std::function<void(int)>>(body);
@@ -408,6 +491,14 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
       tl_index = i;
       {
         std::unique_lock lock(r->mutex);
+        pthread_attr_t attr;
+        void* stack = nullptr;
+        std::size_t stack_size = 0;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+          pthread_attr_getstack(&attr, &stack, &stack_size);
+          pthread_attr_destroy(&attr);
+          r->schedule.objects.push_back({stack, stack_size, i, "stack", true});
+        }
         r->cv.wait(lock, [&] { return r->stopped || r->current == i; });
         while (r->stopped) r->cv.wait(lock);
       }
@@ -429,6 +520,11 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
       r->current = next;
       r->schedule.choices.push_back(next);
       r->cv.notify_all();
+      // Exits (its thread-local destructors run) only once the schedule
+      // has ended: what they free or give back (a kernel task, its CPU
+      // slot) is not taken by a thread still running, at a moment the
+      // schedule does not decide.
+      r->cv.wait(lock, [&] { return r->ended; });
       tl_run = nullptr;
     });
   Schedule result;

@@ -53,6 +53,10 @@ struct Options {
   // a choice (at a decision with a sleeper, one time in 16, a sleeper is
   // woken for no reason and runs next). A replay makes the same ones.
   int spurious_wakes = 0;
+  // Fatal signals: a spurious wake-up of a killable or interruptible sleep
+  // in the kernel-compat layer delivers a fatal signal too (the layer's
+  // acquisitions are then killable one time in two: registry/kernel_host.cc).
+  bool signals = false;
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
   // Every runnable thread spinning, this many steps in a row with no write
   // by anyone (a spinner's own loads do not count): a livelock, said early.
@@ -90,6 +94,18 @@ struct Step {
 struct Decision {
   std::uint64_t eligible;
   bool preemptible;
+  int from = -1;  // the thread at the point (-1: none, at the start or after one finished)
+};
+
+// An object a thread of the run owns, named for traces (a word in it is
+// shown as "T1:task.__state+0x0" or "T1:stack-0x6d0" rather than as an
+// address that differs from run to run). Its stack is named for every thread.
+struct NamedObject {
+  const void* begin;
+  std::size_t size;
+  int thread;
+  const char* what;
+  bool from_end;  // offsets from the end (a stack grows down)
 };
 
 struct Schedule {
@@ -102,10 +118,27 @@ struct Schedule {
   std::vector<Step> trace;
   std::uint64_t digest = 0;  // of the trace (thread and point of every step)
   int preemptions = 0;       // steps where a thread that could go on was switched out
-  // A deadlock or livelock: each unfinished thread's state ("blocked on
-  // 0x...", "spinning at ...", "runnable at ..."), one line per thread.
-  std::vector<std::string> states;
+  // A deadlock or livelock: each unfinished thread's state.
+  struct ThreadState {
+    int thread;
+    const char* kind;  // "blocked", "spinning" or "runnable"
+    const void* word;  // blocked: the word it sleeps on
+    const char* at;    // the point it stopped at (blocked: the sleep's)
+  };
+  std::vector<ThreadState> states;
+  std::vector<NamedObject> objects;  // name_object() and the threads' stacks
 };
+
+// For a crash handler: the calling thread's run's schedule so far (its
+// choices, its digest), read without locking (the crashing thread holds
+// the baton); nullptr outside a controlled run.
+const Schedule* schedule_so_far();
+
+// The choices a replay needs: `choices` up to the last one a replay past
+// its end would not make by itself (it goes on with the thread at the
+// point while that can, else the lowest eligible one), so that a
+// livelock's round-robin spin turns do not lengthen a replay line.
+std::vector<int> essential_choices(const Schedule& s);
 
 // Runs body(i), i in [0, n), on n real threads, one at a time, under the
 // strategy. Threads left blocked by a deadlock (or stopped by a livelock or
@@ -122,9 +155,28 @@ double pct_bound(int n, std::uint64_t k, int depth);
 bool active();
 // The calling thread's index in its controlled run; -1 outside one.
 int thread_index();
+// A number of the calling thread's controlled run, different for every run
+// of the process; 0 outside one. State kept per run is keyed by it.
+std::uint64_t run_id();
 // Whether thread `i` of the caller's controlled run is asleep (blocked on
-// a word); false outside one.
+// a word), or has returned from its body; false outside one.
 bool asleep(int i);
+bool finished(int i);
+// The number of threads of the caller's controlled run; 0 outside one.
+int thread_count();
+// How many steps in a row every runnable thread of the caller's run has
+// been spinning (a tick would come: the kernel layer's need_resched()).
+std::uint64_t all_spinning_for();
+// A thread that went away (a killed task of the kernel layer, waiting
+// for the others' progress): harness checks do not wait for it. How many
+// times thread i went away so far.
+void set_away(bool away);
+int times_away(int i);
+// Whether the caller's run delivers fatal signals (Options::signals).
+bool signals();
+// Whether the calling thread's last futex wait ended in a spurious wake-up
+// (the scheduler's choice); the answer is given once.
+bool woke_spuriously();
 // A step that may have changed shared state: spinners may look again.
 void point(const char* what);
 // One busy-wait turn: the spinner runs again only when nobody else can.
@@ -147,6 +199,11 @@ int futex_wake(const void* word, int n);
 // The run's clock (nanoseconds since it began, step_ns per step); the
 // steady clock outside a controlled run.
 std::uint64_t now_ns();
+// Names an object the calling thread owns for traces (see NamedObject);
+// nothing outside a controlled run.
+void name_object(const void* begin, std::size_t size, const char* what);
+// The innermost named object holding `word`, or nullptr.
+const NamedObject* object_of(const Schedule& s, const void* word);
 // The CPU a lock thinks it runs on: its thread index in a controlled run
 // (every thread on its own CPU), sched_getcpu() outside one.
 int current_cpu();

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -22,7 +23,10 @@
 #include <fmt/format.h>
 
 #include "injectors/injection.h"
+#include "locks/hooks.h"
 #include "locks/urcu_thread.h"
+#include "platform/controlled.h"
+#include "registry/explore_host.h"
 #include "run/checkers.h"
 #include "run/run_driver.h"
 
@@ -32,17 +36,26 @@ namespace {
 
 // Lowest free slot first, so that a run's threads use slots 0..N-1 and a
 // queued lock's tail encodes small numbers, as on a machine with N CPUs.
+//
+// A controlled run's thread i takes slot i (explore: a schedule's choices
+// alone decide a run, CPU numbers included), even from a thread a
+// deadlocked schedule left parked for good (it never runs again); once a
+// controlled run has taken slots, other threads take theirs above the
+// slots a controlled run may use.
 class CpuSlots {
  public:
-  int take() {
+  int take(int want = -1) {
     std::lock_guard guard(mutex_);
-    for (int cpu = 0; cpu < RWSTRESS_KERNEL_NR_CPUS; ++cpu)
+    if (want >= 0) {
+      controlled_seen_ = true;
+      used_[std::size_t(want)] = true;
+      publish(want);
+      return want;
+    }
+    for (int cpu = controlled_seen_ ? kControlledSlots : 0; cpu < RWSTRESS_KERNEL_NR_CPUS; ++cpu)
       if (!used_[std::size_t(cpu)]) {
         used_[std::size_t(cpu)] = true;
-        // Before the thread can write per-CPU data in its slot (it learns
-        // the slot from this call): a sum that sees that data sees the slot.
-        if (cpu + 1 > __atomic_load_n(&in_use, __ATOMIC_RELAXED))
-          __atomic_store_n(&in_use, cpu + 1, __ATOMIC_RELEASE);
+        publish(cpu);
         return cpu;
       }
     std::fprintf(stderr, "rwstress: more than %d threads use the kernel-compat layer at once\n",
@@ -55,8 +68,18 @@ class CpuSlots {
   }
 
  private:
+  static constexpr int kControlledSlots = 64;  // explore's most threads
+
+  // Before the thread can write per-CPU data in its slot (it learns the
+  // slot from take()): a sum that sees that data sees the slot.
+  void publish(int cpu) {
+    if (cpu + 1 > __atomic_load_n(&in_use, __ATOMIC_RELAXED))
+      __atomic_store_n(&in_use, cpu + 1, __ATOMIC_RELEASE);
+  }
+
   std::mutex mutex_;
   std::vector<bool> used_ = std::vector<bool>(RWSTRESS_KERNEL_NR_CPUS, false);
+  bool controlled_seen_ = false;
 
  public:
   int in_use = 0;  // one more than the highest slot ever taken: the layer's nr_cpu_ids
@@ -83,14 +106,32 @@ struct ThreadTask {
 };
 thread_local ThreadTask tl_task;
 
+// The explore builds' rwstress_kernel_fresh_cpu_v1, one per plugin that
+// has it: a controlled thread's slot starts from fresh per-CPU data.
+std::vector<KernelFreshCpuFn>& fresh_cpu_hooks() {
+  static auto* hooks = new std::vector<KernelFreshCpuFn>;
+  return *hooks;
+}
+
 rwstress_kernel_task* current_task() {
   if (!tl_task.task) {
     auto* t = new rwstress_kernel_task{};
-    t->cpu = cpu_slots().take();
+    const int index = controlled::thread_index();  // -1 outside a controlled run
+    t->cpu = cpu_slots().take(index);
+    if (index >= 0)
+      for (KernelFreshCpuFn fresh : fresh_cpu_hooks()) {
+        std::size_t size = 0;
+        if (void* area = fresh(t->cpu, &size)) controlled::name_object(area, size, "per-CPU");
+      }
     t->pid = int(gettid());
     t->usage = 1;
     t->on_cpu = 1;  // running: the layer clears it while the task is parked in schedule()
     tl_task.task = t;
+    // Named in explore's traces (the innermost name wins).
+    controlled::name_object(t, sizeof *t, "task");
+    controlled::name_object(&t->__state, sizeof t->__state, "task.__state");
+    controlled::name_object(&t->on_cpu, sizeof t->on_cpu, "task.on_cpu");
+    controlled::name_object(&t->wake_q, sizeof t->wake_q, "task.wake_q");
   }
   return tl_task.task;
 }
@@ -111,7 +152,15 @@ std::int64_t now_ns() {
   return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// Under control there is no clock and no host scheduler: a thread is told
+// to reschedule once every runnable thread has spun this many steps in a
+// row (optimistic spinners on owners that spin themselves would otherwise
+// spin for good, where a kernel's tick would end it).
+constexpr std::uint64_t kControlledReschedAfter = 64;
+
 int resched_check() {
+  if (controlled::active())
+    return controlled::all_spinning_for() >= kControlledReschedAfter ? 1 : 0;
   if (InjectHooks::resched_now()) return 1;
   const std::int64_t now = now_ns();
   if (tl_slice_start == 0) tl_slice_start = now;
@@ -128,6 +177,10 @@ int resched_check() {
 // thread's task: signal_pending_state() sees it, and a killable or
 // interruptible sleep wakes for it (include/rwstress/kernel.h).
 void at(rwstress_kernel_point point) {
+  if (controlled::active()) {  // a scheduling point; the explore build's cpu_relax is the spin turn
+    if (point != RWSTRESS_KPOINT_SPIN) controlled::point(hook_point_name(HookPoint(int(point))));
+    return;
+  }
   InjectHooks::at(HookPoint(int(point)));
   if (point == RWSTRESS_KPOINT_BEFORE_SLEEP) tl_slice_start = 0;  // a new slice after the sleep
   if (tl_signal_raised) {
@@ -136,7 +189,10 @@ void at(rwstress_kernel_point point) {
   }
 }
 
-int spurious_wake() { return InjectHooks::spurious_futex_return() ? 1 : 0; }
+int spurious_wake() {
+  if (controlled::active()) return 0;  // the scheduler's own choice there
+  return InjectHooks::spurious_futex_return() ? 1 : 0;
+}
 
 
 void warn(const char* file, int line, const char* what) {
@@ -148,28 +204,113 @@ void warn(const char* file, int line, const char* what) {
 // probe), and a killed task.
 thread_local unsigned tl_acquisitions = 0;
 
+// Under explore with --signals: one acquisition in two is killable or
+// interruptible, by turns (a spurious wake-up of its sleep is then a fatal
+// signal: woken_spuriously below); none without.
+thread_local unsigned tl_controlled_acquisitions = 0;
+
 int acquire_kind() {
+  if (controlled::active()) {
+    if (!controlled::signals() || ++tl_controlled_acquisitions % 2 == 0) return 0;
+    return (tl_controlled_acquisitions / 2) % 2 == 0 ? 1 : 2;
+  }
   const unsigned every = tl_run ? unsigned(tl_run->scenario.killable_every) : 0;
   if (every == 0 || ++tl_acquisitions % every != 0) return 0;
   return (tl_acquisitions / every) % 2 == 1 ? 1 : 2;
 }
 
-void killed() { stay_away_killed(); }
+void model_killed();
+void killed() {
+  if (controlled::active()) return model_killed();
+  stay_away_killed();
+}
+
+// What the layer keeps per controlled run (rwstress explore).
+//
+// RCU in a controlled run: modelled, since a real grace
+// period would wait, outside the scheduler's sight, for a thread the
+// scheduler has stopped. Each thread's read-side nesting and the number of
+// outermost sections it has left; synchronize_rcu() spins (a scheduling
+// turn) until every thread that was inside a section when it began has
+// left it; call_rcu() callbacks wait for a grace period and run at the end
+// of the calling thread's lock operation (rwstress_explore_host.op_end),
+// where it holds nothing. One thread runs at a time: no locking.
+struct RunModel {
+  static constexpr int kThreads = 64;  // explore's most
+  std::uint64_t run = 0;
+  std::array<int, kThreads> nesting{};
+  std::array<std::uint64_t, kThreads> exits{};
+  std::array<std::vector<rwstress_kernel_rcu_head*>, kThreads> pending{};
+  int synchronizing = 0;  // threads inside synchronize_rcu: an exit is then a point
+  std::array<std::uint64_t, kThreads> ops{};  // lock operations each thread completed
+  std::array<bool, kThreads> away{};          // killed, waiting in model_killed
+};
+
+// The calling thread's run's model (a new run starts from nothing).
+RunModel& run_model() {
+  static RunModel* model = new RunModel;  // never destroyed: parked threads may hold it
+  if (model->run != controlled::run_id()) {
+    *model = RunModel{};
+    model->run = controlled::run_id();
+  }
+  return *model;
+}
+
+void model_read_lock() { ++run_model().nesting[std::size_t(controlled::thread_index())]; }
+
+void model_read_unlock() {
+  RunModel& m = run_model();
+  const auto me = std::size_t(controlled::thread_index());
+  if (m.nesting[me] == 0) {
+    warn("rcu", 0, "rcu_read_unlock() outside an RCU read-side critical section");
+    return;
+  }
+  if (--m.nesting[me] > 0) return;
+  ++m.exits[me];
+  if (m.synchronizing > 0) controlled::point("rcu_read_unlock: a grace period may end");
+}
+
+void model_synchronize() {
+  RunModel& m = run_model();
+  const int me = controlled::thread_index();
+  if (m.nesting[std::size_t(me)] > 0) {
+    warn("rcu", 0, "synchronize_rcu() inside an RCU read-side critical section");
+    return;
+  }
+  std::array<std::uint64_t, RunModel::kThreads> seen = m.exits;
+  std::array<bool, RunModel::kThreads> inside{};
+  for (int i = 0; i < RunModel::kThreads; ++i) inside[std::size_t(i)] = m.nesting[std::size_t(i)] > 0;
+  auto waiting = [&] {
+    for (std::size_t i = 0; i < inside.size(); ++i)
+      if (inside[i] && m.exits[i] == seen[i]) return true;
+    return false;
+  };
+  ++m.synchronizing;
+  controlled::point("synchronize_rcu");
+  while (waiting()) controlled::spin("synchronize_rcu: waiting for a grace period");
+  --m.synchronizing;
+}
 
 // RCU for the layer: read-side sections, grace periods and callbacks on
-// liburcu's membarrier flavour. A thread is registered at its first
-// read-side section.
+// liburcu's membarrier flavour (a thread is registered at its first
+// read-side section); modelled in a controlled run (above).
 void rcu_read_lock() {
+  if (controlled::active()) return model_read_lock();
   urcu_register_this_thread();
   urcu_memb_read_lock();
 }
-void rcu_read_unlock() { urcu_memb_read_unlock(); }
+void rcu_read_unlock() {
+  if (controlled::active()) return model_read_unlock();
+  urcu_memb_read_unlock();
+}
 int rcu_read_ongoing() {
+  if (controlled::active()) return run_model().nesting[std::size_t(controlled::thread_index())] > 0;
   urcu_register_this_thread();
   return urcu_memb_read_ongoing() ? 1 : 0;
 }
 
 void synchronize_rcu() {
+  if (controlled::active()) return model_synchronize();
   urcu_register_this_thread();
   if (urcu_memb_read_ongoing()) {  // it would wait for itself
     warn("rcu", 0, "synchronize_rcu() inside an RCU read-side critical section");
@@ -237,8 +378,54 @@ Deferred& deferred() {
   return *d;
 }
 
-void call_rcu(rwstress_kernel_rcu_head* head) { deferred().add(head); }
-void rcu_barrier() { deferred().barrier(); }
+// A killed task (an acquisition returned -EINTR) goes away as a killed task
+// would: until another thread completes a lock operation, or every other
+// one has finished or is away too (run_driver.cc's stay_away_killed, the
+// same rule). If the others all sleep and nobody wakes them, it spins on
+// alone until the scheduler calls it a livelock: the HANG its bail-out
+// path left (a retry at once would take the lock and heal it).
+void model_killed() {
+  RunModel& m = run_model();
+  const int me = controlled::thread_index();
+  const std::array<std::uint64_t, RunModel::kThreads> seen = m.ops;
+  auto moved_on = [&] {
+    bool all_gone = true;
+    for (int i = 0; i < controlled::thread_count(); ++i) {
+      if (i == me) continue;
+      if (m.ops[std::size_t(i)] != seen[std::size_t(i)]) return true;
+      all_gone = all_gone && (controlled::finished(i) || m.away[std::size_t(i)]);
+    }
+    return all_gone;
+  };
+  controlled::set_away(true);
+  m.away[std::size_t(me)] = true;
+  controlled::point("killed: away");  // the others may look at who is away
+  while (!moved_on()) controlled::spin("killed: away until another thread completes an operation");
+  m.away[std::size_t(me)] = false;
+}
+
+// Runs the calling thread's queued callbacks after a grace period (a
+// callback may queue another: run too).
+void model_run_callbacks() {
+  for (int round = 0; round < 16; ++round) {
+    std::vector<rwstress_kernel_rcu_head*> batch;
+    batch.swap(run_model().pending[std::size_t(controlled::thread_index())]);
+    if (batch.empty()) return;
+    model_synchronize();
+    for (rwstress_kernel_rcu_head* h : batch) h->func(h);
+  }
+  warn("rcu", 0, "call_rcu() callbacks kept queueing callbacks (16 rounds)");
+}
+
+void call_rcu(rwstress_kernel_rcu_head* head) {
+  if (controlled::active())
+    return run_model().pending[std::size_t(controlled::thread_index())].push_back(head);
+  deferred().add(head);
+}
+void rcu_barrier() {
+  if (controlled::active()) return model_run_callbacks();
+  deferred().barrier();
+}
 
 static_assert(int(RWSTRESS_KPOINT_AFTER_ENQUEUE) == int(HookPoint::kAfterEnqueue));
 static_assert(int(RWSTRESS_KPOINT_BEFORE_SLEEP) == int(HookPoint::kBeforeSleep));
@@ -258,5 +445,18 @@ const rwstress_kernel_host kHost = {
 }  // namespace
 
 const rwstress_kernel_host& kernel_host() { return kHost; }
+
+void kernel_op_end() {
+  model_run_callbacks();
+  ++run_model().ops[std::size_t(controlled::thread_index())];
+  controlled::point("operation done");  // a killed thread away may look again
+}
+
+void kernel_woken_spuriously() {
+  if (controlled::signals() && tl_task.task)  // a fatal signal, as the signal injector sends
+    __atomic_store_n(&tl_task.task->sigpending, 1, __ATOMIC_RELEASE);
+}
+
+void add_kernel_fresh_cpu_hook(KernelFreshCpuFn fresh) { fresh_cpu_hooks().push_back(fresh); }
 
 }  // namespace rwstress

@@ -15,6 +15,7 @@
 
 #include "locks/plugin/plugin_locks.h"
 #include "platform/child_process.h"
+#include "registry/explore_host.h"
 #include "registry/kernel_host.h"
 #include "registry/lock_entry.h"
 #include "registry/registry.h"
@@ -48,15 +49,34 @@ std::optional<Fairness> fairness_declared(const rwstress_lock_ops& ops) {
 
 unsigned flags_declared(const rwstress_lock_ops& ops) { return ops.abi < 2 ? 0 : ops.flags; }
 
-constexpr unsigned kKnownFlags = RWSTRESS_LOCK_SPINS | RWSTRESS_LOCK_KILLABLE;
+constexpr unsigned kKnownFlags =
+    RWSTRESS_LOCK_SPINS | RWSTRESS_LOCK_KILLABLE | RWSTRESS_LOCK_CONTROLLED;
+
+// How a plugin was built: on the kernel-compat layer (it took the kernel
+// host), and with explore's points (it took the explore host; the layer's
+// explore build does, and makes every lock of the plugin explorable).
+struct PluginKind {
+  bool kernel_layer = false;
+  bool explore_points = false;
+};
+
+// The entry's controlled schedule: the plugin type itself (its points are
+// its own calls into the explore host, not a hooks instantiation).
+template <class Lock>
+LockEntry explorable(LockEntry e) {
+  e.explore = &explore_schedule<Lock>;
+  return e;
+}
 
 // The entries are made unfair; plugin_entry then sets what the table declares.
 constexpr Fairness kUntil = Fairness::kUnfair;
 
 template <bool kTry, bool kTryShared>
 LockEntry rwlock_with_downgrade(const rwstress_lock_ops& ops, std::string_view origin) {
-  return ops.downgrade ? rwlock<PluginRwlock<kTry, kTryShared, true>>(ops.name, kUntil, origin)
-                       : rwlock<PluginRwlock<kTry, kTryShared, false>>(ops.name, kUntil, origin);
+  using WithDowngrade = PluginRwlock<kTry, kTryShared, true>;
+  using Without = PluginRwlock<kTry, kTryShared, false>;
+  return ops.downgrade ? explorable<WithDowngrade>(rwlock<WithDowngrade>(ops.name, kUntil, origin))
+                       : explorable<Without>(rwlock<Without>(ops.name, kUntil, origin));
 }
 
 template <bool kTry>
@@ -66,7 +86,7 @@ LockEntry rwlock_with_try_shared(const rwstress_lock_ops& ops, std::string_view 
 }
 
 // The instantiation whose capabilities are the plugin's optional ops.
-LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin, bool kernel_layer) {
+LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin, PluginKind kind) {
   LockEntry e;
   switch (ops.family) {
     case RWSTRESS_FAMILY_RWLOCK:
@@ -74,19 +94,25 @@ LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin, bo
                        : rwlock_with_try_shared<false>(ops, origin);
       break;
     case RWSTRESS_FAMILY_MUTEX:
-      e = ops.try_lock ? mutex<PluginMutex<true>>(ops.name, kUntil, origin)
-                       : mutex<PluginMutex<false>>(ops.name, kUntil, origin);
+      e = ops.try_lock ? explorable<PluginMutex<true>>(mutex<PluginMutex<true>>(ops.name, kUntil, origin))
+                       : explorable<PluginMutex<false>>(mutex<PluginMutex<false>>(ops.name, kUntil, origin));
       break;
     case RWSTRESS_FAMILY_SEMAPHORE:
-      e = ops.try_lock ? semaphore<PluginSemaphore<true>>(ops.name, kUntil, origin)
-                       : semaphore<PluginSemaphore<false>>(ops.name, kUntil, origin);
+      e = ops.try_lock
+              ? explorable<PluginSemaphore<true>>(semaphore<PluginSemaphore<true>>(ops.name, kUntil, origin))
+              : explorable<PluginSemaphore<false>>(semaphore<PluginSemaphore<false>>(ops.name, kUntil, origin));
       break;
   }
+  // Explorable only where every access and sleep of the lock is a point.
+  const bool controlled = (kind.kernel_layer && kind.explore_points) ||
+                          (kind.explore_points && (flags_declared(ops) & RWSTRESS_LOCK_CONTROLLED));
+  if (!controlled) e.explore = nullptr;
   e.meta.fairness = *fairness_declared(ops);  // check_ops refused an unknown one
   e.meta.caps.spins = flags_declared(ops) & RWSTRESS_LOCK_SPINS;
   e.meta.caps.killable = flags_declared(ops) & RWSTRESS_LOCK_KILLABLE;
   e.meta.plugin = &ops;
-  e.meta.kernel_layer = kernel_layer;
+  e.meta.kernel_layer = kind.kernel_layer;
+  e.meta.explore_points = kind.explore_points;
   return e;
 }
 
@@ -109,7 +135,7 @@ std::string check_ops(const rwstress_lock_ops& ops) {
                        int(ops.fairness));
   if (flags_declared(ops) & ~kKnownFlags)
     return fmt::format("flags {:#x} has bits this rwstress does not know (it knows {:#x}: "
-                       "RWSTRESS_LOCK_SPINS, RWSTRESS_LOCK_KILLABLE)",
+                       "RWSTRESS_LOCK_SPINS, RWSTRESS_LOCK_KILLABLE, RWSTRESS_LOCK_CONTROLLED)",
                        flags_declared(ops), kKnownFlags);
   if (!valid_name(ops.name)) return "a name must be non-empty and only [a-z0-9._-]";
   const bool rwlock = ops.family == RWSTRESS_FAMILY_RWLOCK;
@@ -138,7 +164,7 @@ std::string check_ops(const rwstress_lock_ops& ops) {
 // Opens the plugin and checks every lock it lists; "" and its ops, or why
 // not. Runs its ELF constructors, rwstress_plugin_v1() and each init().
 std::string open_and_check(const std::string& path, std::vector<const rwstress_lock_ops*>* ops,
-                           bool* kernel_layer = nullptr) {
+                           PluginKind* kind = nullptr) {
   // RTLD_NOW: a symbol the plugin lacks is an error here, not a crash mid-run.
   void* handle = dlopen(path.find('/') == std::string::npos ? ("./" + path).c_str() : path.c_str(),
                         RTLD_NOW | RTLD_LOCAL);
@@ -149,10 +175,22 @@ std::string open_and_check(const std::string& path, std::vector<const rwstress_l
   // A plugin built on the kernel-compat layer takes rwstress's tasks,
   // injection points and warning channel before anything else runs in it.
   using AttachFn = void (*)(const rwstress_kernel_host*);
+  PluginKind found;
   if (auto attach = reinterpret_cast<AttachFn>(dlsym(handle, "rwstress_kernel_attach_v1"))) {
     attach(&kernel_host());
-    if (kernel_layer) *kernel_layer = true;
+    found.kernel_layer = true;
+    if (auto fresh = reinterpret_cast<KernelFreshCpuFn>(dlsym(handle, "rwstress_kernel_fresh_cpu_v1"));
+        fresh && kind)
+      add_kernel_fresh_cpu_hook(fresh);  // the loaded plugin's, not the trial child's
   }
+  // One that marks its own scheduling points (<rwstress/explore.h>) takes
+  // the controlled scheduler's.
+  using ExploreAttachFn = void (*)(const rwstress_explore_host*);
+  if (auto attach = reinterpret_cast<ExploreAttachFn>(dlsym(handle, "rwstress_explore_attach_v1"))) {
+    attach(&explore_host());
+    found.explore_points = true;
+  }
+  if (kind) *kind = found;
   using EntryFn = const rwstress_lock_ops* const* (*)();
   auto entry = reinterpret_cast<EntryFn>(dlsym(handle, "rwstress_plugin_v1"));
   if (!entry) {
@@ -172,6 +210,9 @@ std::string open_and_check(const std::string& path, std::vector<const rwstress_l
       why = "the name is taken (a built-in lock or an earlier plugin has it)";
     for (const rwstress_lock_ops* seen : *ops)
       if (why.empty() && name == seen->name) why = "the plugin lists this name twice";
+    if (why.empty() && (flags_declared(o) & RWSTRESS_LOCK_CONTROLLED) && !found.explore_points)
+      why = "declares RWSTRESS_LOCK_CONTROLLED but does not export rwstress_explore_attach_v1 "
+            "(include <rwstress/explore.h> and make its points)";
     if (!why.empty())  // none of its locks is added
       return fmt::format("lock {} ('{}'): {}", p - list, name, why);
     ops->push_back(&o);
@@ -205,10 +246,10 @@ std::string load_plugin(const std::string& path) {
     if (trial.text.size() > 8) return bad(trial.text.substr(8));
   }
   std::vector<const rwstress_lock_ops*> ops;
-  bool kernel_layer = false;
-  if (std::string why = open_and_check(path, &ops, &kernel_layer); !why.empty()) return bad(why);
+  PluginKind kind;
+  if (std::string why = open_and_check(path, &ops, &kind); !why.empty()) return bad(why);
   const std::string& origin = origins().emplace_back(fmt::format("plugin {}", path));
-  for (const rwstress_lock_ops* o : ops) add_lock(plugin_entry(*o, origin, kernel_layer));
+  for (const rwstress_lock_ops* o : ops) add_lock(plugin_entry(*o, origin, kind));
   return "";
 }
 

@@ -94,6 +94,7 @@ struct Shared {
 struct QueuedReader {
   int thread;
   int reads_taken;  // its count when it was seen asleep: admitted once it grows
+  int times_away;   // killed since (explore --signals): gone, not waited for
 };
 
 template <class Lock>
@@ -101,15 +102,19 @@ std::vector<QueuedReader> readers_asleep(Shared<Lock>& s, int threads) {
   std::vector<QueuedReader> queued;
   for (int i = 0; i < threads; ++i)
     if (s.in_down_read[std::size_t(i)] && controlled::asleep(i))
-      queued.push_back({i, s.reads_taken[std::size_t(i)]});
+      queued.push_back({i, s.reads_taken[std::size_t(i)], controlled::times_away(i)});
   return queued;
 }
 
 template <class Lock>
 void wait_for_admitted_readers(Shared<Lock>& s, const std::vector<QueuedReader>& queued) {
+  // A reader killed in its wait (explore --signals) went away: it is not
+  // waited for, nor when it comes back (it queues anew, late).
   auto still_out = [&] {
     for (const QueuedReader& q : queued)
-      if (s.reads_taken[std::size_t(q.thread)] == q.reads_taken) return true;
+      if (s.reads_taken[std::size_t(q.thread)] == q.reads_taken &&
+          controlled::times_away(q.thread) == q.times_away)
+        return true;
     return false;
   };
   s.downgrader_waiting = true;
@@ -223,8 +228,13 @@ ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::O
   auto sh = std::make_shared<ExploreShape>(shape);
   LockWarnings::instance().clear();
   ExploredSchedule out;
-  out.lock_begin = &s->lock;
-  out.lock_size = sizeof(Lock);
+  if constexpr (requires { s->lock.object(); }) {  // a plugin's: its own object
+    out.lock_begin = s->lock.object();
+    out.lock_size = s->lock.object_size();
+  } else {
+    out.lock_begin = &s->lock;
+    out.lock_size = sizeof(Lock);
+  }
   out.schedule = controlled::run(shape.scenario.threads(), options, [s, sh](int i) {
     tl_worker_index = i;
     if constexpr (RwLock<Lock>)

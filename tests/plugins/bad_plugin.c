@@ -67,6 +67,9 @@ __attribute__((unused)) static const struct rwstress_lock_ops ops = {
 #ifdef BAD_FLAGS
     .flags = 0x80,
 #endif
+#ifdef BAD_CONTROLLED /* explorable, it says, but it marks no points */
+    .flags = RWSTRESS_LOCK_CONTROLLED,
+#endif
 };
 
 #ifdef BAD_NO_SYMBOL

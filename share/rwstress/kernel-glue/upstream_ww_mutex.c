@@ -60,8 +60,15 @@ static void glue_ww_order(int order[GLUE_WW_LOCKS])
 {
 	int i;
 
-	if (!glue_ww_rng)
+	if (!glue_ww_rng) {
 		glue_ww_rng = 0x9e3779b97f4a7c15ULL ^ (unsigned long long)(long)current->pid;
+#ifdef RWSTRESS_KERNEL_EXPLORE
+		/* Under explore a schedule's choices alone decide a run: the
+		 * order follows the thread's CPU (its index in the run). */
+		if (rwstress_explore_active())
+			glue_ww_rng = 0x9e3779b97f4a7c15ULL ^ (unsigned long long)(current->cpu + 1);
+#endif
+	}
 	for (i = 0; i < GLUE_WW_LOCKS; i++)
 		order[i] = i;
 	for (i = GLUE_WW_LOCKS - 1; i > 0; i--) {

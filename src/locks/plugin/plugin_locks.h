@@ -45,6 +45,10 @@ class PluginObject {
   PluginObject(const PluginObject&) = delete;
   PluginObject& operator=(const PluginObject&) = delete;
 
+  // The plugin's lock object (explore names the words in it).
+  const void* object() const noexcept { return obj_; }
+  std::size_t object_size() const noexcept { return ops_->size; }
+
  protected:
   const rwstress_lock_ops* ops_;
   void* obj_;
@@ -60,6 +64,8 @@ template <bool kTry, bool kTryShared, bool kDowngrade>
 class PluginRwlock : PluginObject {
  public:
   PluginRwlock(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
+  using PluginObject::object;
+  using PluginObject::object_size;
   void down_read() noexcept { ops_->lock_shared(obj_); }
   void up_read() noexcept { ops_->unlock_shared(obj_); }
   void down_write() noexcept { ops_->lock(obj_); }
@@ -85,6 +91,8 @@ template <bool kTry>
 class PluginMutex : PluginObject {
  public:
   PluginMutex(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
+  using PluginObject::object;
+  using PluginObject::object_size;
   void lock() noexcept { ops_->lock(obj_); }
   void unlock() noexcept { ops_->unlock(obj_); }
   bool trylock() noexcept
@@ -98,6 +106,8 @@ template <bool kTry>
 class PluginSemaphore : PluginObject {
  public:
   PluginSemaphore(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
+  using PluginObject::object;
+  using PluginObject::object_size;
   void down() noexcept { ops_->lock(obj_); }
   void up() noexcept { ops_->unlock(obj_); }
   bool down_trylock() noexcept

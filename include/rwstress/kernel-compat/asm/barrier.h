@@ -7,16 +7,17 @@
 
 /* ---- Barriers, ONCE accessors ------------------------------------------- */
 
-#define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
+/* Each access and barrier a scheduling point in the explore build. */
+#define READ_ONCE(x) __rwsk_XP(&(x), "READ_ONCE", __rwsk_op_vload)
 /* An access KCSAN should not report: the expression itself here. */
 #define data_race(expr) ({ __auto_type __rwsk_v = (expr); __rwsk_v; })
-#define WRITE_ONCE(x, val)                        \
-  do {                                            \
-    *(volatile __typeof__(x) *)&(x) = (val);      \
+#define WRITE_ONCE(x, val)                                    \
+  do {                                                        \
+    __rwsk_XPV(&(x), "WRITE_ONCE", __rwsk_op_vstore, (val));  \
   } while (0)
-#define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define smp_rmb() __atomic_thread_fence(__ATOMIC_ACQUIRE)
-#define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_mb() (__rwsk_XPOINT("smp_mb"), __atomic_thread_fence(__ATOMIC_SEQ_CST))
+#define smp_rmb() (__rwsk_XPOINT("smp_rmb"), __atomic_thread_fence(__ATOMIC_ACQUIRE))
+#define smp_wmb() (__rwsk_XPOINT("smp_wmb"), __atomic_thread_fence(__ATOMIC_RELEASE))
 #define mb() smp_mb()
 #define rmb() smp_rmb()
 #define wmb() smp_wmb()
@@ -24,8 +25,9 @@
 #define smp_mb__after_atomic() smp_mb()
 #define smp_mb__after_spinlock() smp_mb()
 #define smp_acquire__after_ctrl_dep() smp_rmb()
-#define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define smp_load_acquire(p) __rwsk_XP(p, "smp_load_acquire", __rwsk_op_load, __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v) \
+  __rwsk_XPV(p, "smp_store_release", __rwsk_op_store, (v), __ATOMIC_RELEASE)
 #define smp_store_mb(var, value) \
   do {                           \
     WRITE_ONCE(var, value);      \

@@ -7,7 +7,8 @@
 
 /* ---- xchg / cmpxchg on plain variables ---------------------------------- */
 
-#define __rwsk_xchg(p, v, mo) __atomic_exchange_n((p), (v), (mo))
+/* Each one a scheduling point in the explore build (<rwstress/kernel.h>). */
+#define __rwsk_xchg(p, v, mo) __rwsk_XP(p, "xchg", __rwsk_op_xchg, (v), (mo))
 #define xchg(p, v) __rwsk_xchg(p, v, __ATOMIC_SEQ_CST)
 #define xchg_acquire(p, v) __rwsk_xchg(p, v, __ATOMIC_ACQUIRE)
 #define xchg_release(p, v) __rwsk_xchg(p, v, __ATOMIC_RELEASE)
@@ -16,7 +17,7 @@
 #define __rwsk_cmpxchg(p, o, n, mo, fmo)                                         \
   ({                                                                             \
     __typeof__(*(p)) __rwsk_old = (o);                                           \
-    __atomic_compare_exchange_n((p), &__rwsk_old, (n), 0, (mo), (fmo));          \
+    __rwsk_XP(p, "cmpxchg", __rwsk_op_cas, &__rwsk_old, (n), (mo), (fmo));       \
     __rwsk_old;                                                                  \
   })
 #define cmpxchg(p, o, n) __rwsk_cmpxchg(p, o, n, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
@@ -25,7 +26,7 @@
 #define cmpxchg_relaxed(p, o, n) __rwsk_cmpxchg(p, o, n, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
 
 #define __rwsk_try_cmpxchg(p, po, n, mo, fmo) \
-  __atomic_compare_exchange_n((p), (po), (n), 0, (mo), (fmo))
+  __rwsk_XP(p, "try_cmpxchg", __rwsk_op_cas, (po), (n), (mo), (fmo))
 #define try_cmpxchg(p, po, n) __rwsk_try_cmpxchg(p, po, n, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 #define try_cmpxchg_acquire(p, po, n) __rwsk_try_cmpxchg(p, po, n, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)
 #define try_cmpxchg_release(p, po, n) __rwsk_try_cmpxchg(p, po, n, __ATOMIC_RELEASE, __ATOMIC_RELAXED)

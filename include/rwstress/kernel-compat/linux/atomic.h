@@ -17,13 +17,14 @@
 #define __rwsk_ctr(v) (&(v)->counter)
 #define __rwsk_ctrtype(v) __typeof__((v)->counter)
 
-#define __rwsk_read(v) __atomic_load_n(__rwsk_ctr(v), __rwsk_RLX)
-#define __rwsk_set(v, i) __atomic_store_n(__rwsk_ctr(v), (i), __rwsk_RLX)
-#define __rwsk_op(v, op, i) ((void)__atomic_##op(__rwsk_ctr(v), (i), __rwsk_RLX))
-#define __rwsk_ret(v, op, i, mo) __atomic_##op(__rwsk_ctr(v), (i), (mo))
+/* Each one a scheduling point in the explore build (<rwstress/kernel.h>). */
+#define __rwsk_read(v) __rwsk_XP(__rwsk_ctr(v), "atomic_read", __rwsk_op_load, __rwsk_RLX)
+#define __rwsk_set(v, i) __rwsk_XPV(__rwsk_ctr(v), "atomic_set", __rwsk_op_store, (i), __rwsk_RLX)
+#define __rwsk_op(v, op, i) __rwsk_XPV(__rwsk_ctr(v), "atomic " #op, __rwsk_op_rmw, op, (i), __rwsk_RLX)
+#define __rwsk_ret(v, op, i, mo) __rwsk_XP(__rwsk_ctr(v), "atomic " #op, __rwsk_op_rmw, op, (i), (mo))
 #define __rwsk_cas(v, po, n, mo, fmo)                                                        \
-  __atomic_compare_exchange_n(__rwsk_ctr(v), (__rwsk_ctrtype(v) *)(void *)(po), (n), 0, (mo), \
-                              (fmo))
+  __rwsk_XP(__rwsk_ctr(v), "atomic cmpxchg", __rwsk_op_cas, (__rwsk_ctrtype(v) *)(void *)(po), \
+            (n), (mo), (fmo))
 #define __rwsk_cmpxchg_v(v, o, n, mo, fmo)                      \
   ({                                                            \
     __rwsk_ctrtype(v) __rwsk_o = (o);                           \
@@ -33,8 +34,9 @@
 
 #define atomic_read(v) __rwsk_read(v)
 #define atomic_set(v, i) __rwsk_set(v, i)
-#define atomic_read_acquire(v) __atomic_load_n(__rwsk_ctr(v), __rwsk_ACQ)
-#define atomic_set_release(v, i) __atomic_store_n(__rwsk_ctr(v), (i), __rwsk_REL)
+#define atomic_read_acquire(v) __rwsk_XP(__rwsk_ctr(v), "atomic_read_acquire", __rwsk_op_load, __rwsk_ACQ)
+#define atomic_set_release(v, i) \
+  __rwsk_XPV(__rwsk_ctr(v), "atomic_set_release", __rwsk_op_store, (i), __rwsk_REL)
 #define atomic_long_read atomic_read
 #define atomic_long_set atomic_set
 #define atomic_long_read_acquire atomic_read_acquire
@@ -99,10 +101,11 @@
 #define atomic_sub_and_test(i, v) (atomic_sub_return(i, v) == 0)
 #define atomic_add_negative(i, v) (atomic_add_return(i, v) < 0)
 
-#define atomic_xchg(v, n) __atomic_exchange_n(__rwsk_ctr(v), (n), __rwsk_SC)
-#define atomic_xchg_acquire(v, n) __atomic_exchange_n(__rwsk_ctr(v), (n), __rwsk_ACQ)
-#define atomic_xchg_release(v, n) __atomic_exchange_n(__rwsk_ctr(v), (n), __rwsk_REL)
-#define atomic_xchg_relaxed(v, n) __atomic_exchange_n(__rwsk_ctr(v), (n), __rwsk_RLX)
+#define __rwsk_atomic_xchg(v, n, mo) __rwsk_XP(__rwsk_ctr(v), "atomic xchg", __rwsk_op_xchg, (n), (mo))
+#define atomic_xchg(v, n) __rwsk_atomic_xchg(v, n, __rwsk_SC)
+#define atomic_xchg_acquire(v, n) __rwsk_atomic_xchg(v, n, __rwsk_ACQ)
+#define atomic_xchg_release(v, n) __rwsk_atomic_xchg(v, n, __rwsk_REL)
+#define atomic_xchg_relaxed(v, n) __rwsk_atomic_xchg(v, n, __rwsk_RLX)
 #define atomic_cmpxchg(v, o, n) __rwsk_cmpxchg_v(v, o, n, __rwsk_SC, __rwsk_SC)
 #define atomic_cmpxchg_acquire(v, o, n) __rwsk_cmpxchg_v(v, o, n, __rwsk_ACQ, __rwsk_ACQ)
 #define atomic_cmpxchg_release(v, o, n) __rwsk_cmpxchg_v(v, o, n, __rwsk_REL, __rwsk_RLX)

@@ -44,6 +44,25 @@ static inline char *__rwsk_percpu_layout(void) {
   }
   return area;
 }
+#ifdef RWSTRESS_KERNEL_EXPLORE
+/* A controlled run's thread i runs on CPU i, and each schedule starts from
+ * fresh per-CPU data: rwstress calls this for the slot before the thread
+ * first uses it, so that what a schedule stopped by a deadlock left there
+ * (a queued spinlock's node count) does not change the next one. Returns
+ * the slot's copy of the static per-CPU data and its size (a trace names
+ * the words in it), NULL when the plugin has none. */
+__attribute__((__weak__, __visibility__("default"))) void *rwstress_kernel_fresh_cpu_v1(
+    int cpu, size_t *size) {
+  const size_t used = (size_t)(__stop_rwstress_percpu - __start_rwstress_percpu);
+  *size = used;
+  if (used == 0 || cpu < 0 || cpu >= NR_CPUS) return NULL;
+  char *area = __atomic_load_n(&__rwsk_percpu_area, __ATOMIC_ACQUIRE);
+  if (!area) area = __rwsk_percpu_layout(); /* fresh: laid out now */
+  char *mine = area + (size_t)cpu * __rwsk_percpu_stride();
+  memcpy(mine, __start_rwstress_percpu, used);
+  return mine;
+}
+#endif
 /* Dynamic per-CPU data (alloc_percpu): NR_CPUS copies `stride` bytes
  * apart, zeroed, after a 64-byte header that keeps the stride. */
 struct __rwsk_percpu_header {
@@ -81,10 +100,14 @@ static inline void *__rwsk_per_cpu(const void *p, int cpu) {
 #define this_cpu_ptr(ptr) per_cpu_ptr(ptr, smp_processor_id())
 #define raw_cpu_ptr(ptr) this_cpu_ptr(ptr)
 #define per_cpu(var, cpu) (*per_cpu_ptr(&(var), cpu))
-#define this_cpu_read(var) (*this_cpu_ptr(&(var)))
-#define this_cpu_write(var, v) (*this_cpu_ptr(&(var)) = (v))
-#define this_cpu_add(var, v) (*this_cpu_ptr(&(var)) += (v))
-#define this_cpu_sub(var, v) (*this_cpu_ptr(&(var)) -= (v))
+/* Plain accesses to this thread's copy (the kernel's are one instruction,
+ * not atomic); scheduling points in the explore build. */
+#define __rwsk_op_pcpu_add(P, v) (*(P) += (v))
+#define __rwsk_op_pcpu_sub(P, v) (*(P) -= (v))
+#define this_cpu_read(var) __rwsk_XP(this_cpu_ptr(&(var)), "this_cpu_read", __rwsk_op_vload)
+#define this_cpu_write(var, v) __rwsk_XPV(this_cpu_ptr(&(var)), "this_cpu_write", __rwsk_op_vstore, (v))
+#define this_cpu_add(var, v) __rwsk_XPV(this_cpu_ptr(&(var)), "this_cpu_add", __rwsk_op_pcpu_add, (v))
+#define this_cpu_sub(var, v) __rwsk_XPV(this_cpu_ptr(&(var)), "this_cpu_sub", __rwsk_op_pcpu_sub, (v))
 #define this_cpu_inc(var) this_cpu_add(var, 1)
 #define this_cpu_dec(var) this_cpu_sub(var, 1)
 #define __this_cpu_read this_cpu_read

@@ -68,6 +68,9 @@ static inline void put_task_struct(struct task_struct *t) {
 #define might_resched() ((void)0)
 /* Clocks and delays: CLOCK_MONOTONIC, and busy or sleeping waits. */
 static inline u64 __rwsk_now_ns(void) {
+#ifdef RWSTRESS_KERNEL_EXPLORE
+  if (rwstress_explore_active()) return rwstress_explore_host_->now_ns(); /* the run's steps */
+#endif
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
@@ -146,6 +149,9 @@ static inline void __rwsk_return_to_user(void) {
   struct task_struct *t = current;
   rwstress_kernel_signal_handled();
   if (t->need_resched) __rwsk_rescheduled(t);
+#ifdef RWSTRESS_KERNEL_EXPLORE
+  rwstress_explore_op_end(); /* RCU callbacks due in a controlled run */
+#endif
 }
 
 /* Setting a sleeping state fires after-enqueue, just before the store: in
@@ -167,14 +173,25 @@ static inline void __rwsk_note_state(int state) {
   } while (0)
 #define set_special_state(state) set_current_state(state)
 
+/* A task's sleep and wake-up: the futex system call, or in a controlled run
+ * (the explore build) the scheduler's model of one. */
 static inline long __rwsk_futex(int *word, int op, int val, const struct timespec *timeout) {
+#ifdef RWSTRESS_KERNEL_EXPLORE
+  if (rwstress_explore_active()) {
+    if (op == 1 /* FUTEX_WAKE */) return rwstress_explore_futex_wake((unsigned *)word, val);
+    const unsigned long long ns =
+        timeout ? (unsigned long long)timeout->tv_sec * 1000000000ULL + (unsigned long long)timeout->tv_nsec
+                : 0;
+    rwstress_explore_futex_wait((unsigned *)word, (unsigned)val, ns ? ns : (timeout ? 1 : 0),
+                                "schedule(): asleep");
+    return 0;
+  }
+#endif
   return syscall(SYS_futex, word, op | 128 /* FUTEX_PRIVATE_FLAG */, val, timeout, NULL, 0);
 }
 
 static inline unsigned long __rwsk_jiffies(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (unsigned long)ts.tv_sec * HZ + (unsigned long)ts.tv_nsec / (1000000000UL / HZ);
+  return (unsigned long)(__rwsk_now_ns() / (1000000000UL / HZ));
 }
 #define jiffies __rwsk_jiffies()
 #define msecs_to_jiffies(m) ((unsigned long)(m) * HZ / 1000)
@@ -197,9 +214,9 @@ static inline void __rwsk_park(unsigned long deadline, const char *file, int lin
   __rwsk_rescheduled(t);
   /* Off the CPU while parked: an optimistic spinner that watches this task
    * as a lock owner (owner_on_cpu) stops spinning and sleeps too. */
-  __atomic_store_n(&t->on_cpu, 0, __ATOMIC_RELAXED);
+  __rwsk_XPV(&t->on_cpu, "schedule(): off the CPU", __rwsk_op_store, 0, __ATOMIC_RELAXED);
   for (;;) {
-    int state = __atomic_load_n(&t->__state, __ATOMIC_ACQUIRE);
+    int state = __rwsk_XP(&t->__state, "schedule(): my state", __rwsk_op_load, __ATOMIC_ACQUIRE);
     if (state == TASK_RUNNING) break;
     /* A pending signal wakes a killable or interruptible sleep. */
     if ((state & (TASK_INTERRUPTIBLE | TASK_WAKEKILL)) && signal_pending(t)) break;
@@ -215,8 +232,8 @@ static inline void __rwsk_park(unsigned long deadline, const char *file, int lin
     }
     __rwsk_futex(&t->__state, 0 /* FUTEX_WAIT */, state, tsp);
   }
-  __atomic_store_n(&t->__state, TASK_RUNNING, __ATOMIC_RELAXED);
-  __atomic_store_n(&t->on_cpu, 1, __ATOMIC_RELAXED);
+  __rwsk_XPV(&t->__state, "schedule(): running", __rwsk_op_store, TASK_RUNNING, __ATOMIC_RELAXED);
+  __rwsk_XPV(&t->on_cpu, "schedule(): on the CPU", __rwsk_op_store, 1, __ATOMIC_RELAXED);
   h->at(RWSTRESS_KPOINT_AFTER_WAKE);
 }
 
@@ -273,6 +290,13 @@ static inline void ndelay(unsigned long ns) {
 #define udelay(us) ndelay((unsigned long)(us) * 1000UL)
 #define mdelay(ms) ndelay((unsigned long)(ms) * 1000000UL)
 static inline void msleep(unsigned int ms) {
+#ifdef RWSTRESS_KERNEL_EXPLORE
+  if (rwstress_explore_active()) { /* a timed sleep of the run's time */
+    unsigned none = 0;
+    rwstress_explore_futex_wait(&none, 0, (unsigned long long)ms * 1000000ULL + 1, "msleep");
+    return;
+  }
+#endif
   struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
   while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
   }
@@ -286,11 +310,11 @@ static inline void msleep(unsigned int ms) {
 static inline int __rwsk_try_to_wake_up(struct task_struct *p, unsigned int state) {
   __rwsk_host()->at(RWSTRESS_KPOINT_BEFORE_WAKE);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  int cur = __atomic_load_n(&p->__state, __ATOMIC_RELAXED);
+  int cur = __rwsk_XP(&p->__state, "try_to_wake_up: its state", __rwsk_op_load, __ATOMIC_RELAXED);
   do {
     if (!((unsigned int)cur & state)) return 0;
-  } while (!__atomic_compare_exchange_n(&p->__state, &cur, TASK_RUNNING, 0, __ATOMIC_SEQ_CST,
-                                        __ATOMIC_RELAXED));
+  } while (!__rwsk_XP(&p->__state, "try_to_wake_up", __rwsk_op_cas, &cur, TASK_RUNNING,
+                      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
   __rwsk_futex(&p->__state, 1 /* FUTEX_WAKE */, 1, NULL);
   return 1;
 }
@@ -315,8 +339,8 @@ static inline void wake_q_add(struct wake_q_head *head, struct task_struct *task
   __rwsk_host()->at(RWSTRESS_KPOINT_MID_RELEASE);
   struct rwstress_kernel_wake_q_node *none = NULL;
   /* Already on a wake_q: its owner wakes it. */
-  if (!__atomic_compare_exchange_n(&task->wake_q.next, &none, WAKE_Q_TAIL, 0, __ATOMIC_SEQ_CST,
-                                   __ATOMIC_RELAXED))
+  if (!__rwsk_XP(&task->wake_q.next, "wake_q_add", __rwsk_op_cas, &none, WAKE_Q_TAIL,
+                 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
     return;
   get_task_struct(task);
   *head->lastp = &task->wake_q;
@@ -331,7 +355,7 @@ static inline void wake_up_q(struct wake_q_head *head) {
   while (node != WAKE_Q_TAIL) {
     struct task_struct *task = container_of(node, struct task_struct, wake_q);
     node = node->next;
-    __atomic_store_n(&task->wake_q.next, NULL, __ATOMIC_RELAXED);
+    __rwsk_XPV(&task->wake_q.next, "wake_up_q", __rwsk_op_store, NULL, __ATOMIC_RELAXED);
     wake_up_process(task);
     put_task_struct(task);
   }

@@ -20,14 +20,15 @@ static inline void __rwsk_spin_acquired(raw_spinlock_t *l) {
   me->spin_depth++;
 }
 static inline void raw_spin_lock(raw_spinlock_t *l) {
-  while (unlikely(__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))) {
-    while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED)) cpu_relax();
+  while (unlikely(__rwsk_XP(&l->locked, "raw_spin_lock", __rwsk_op_xchg, 1, __ATOMIC_ACQUIRE))) {
+    while (__rwsk_XP(&l->locked, "raw_spin_lock: wait", __rwsk_op_load, __ATOMIC_RELAXED))
+      cpu_relax();
   }
   __rwsk_spin_acquired(l);
 }
 static inline int raw_spin_trylock(raw_spinlock_t *l) {
-  if (__atomic_load_n(&l->locked, __ATOMIC_RELAXED) ||
-      __atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+  if (__rwsk_XP(&l->locked, "raw_spin_trylock", __rwsk_op_load, __ATOMIC_RELAXED) ||
+      __rwsk_XP(&l->locked, "raw_spin_trylock", __rwsk_op_xchg, 1, __ATOMIC_ACQUIRE))
     return 0;
   __rwsk_spin_acquired(l);
   return 1;
@@ -38,13 +39,14 @@ static inline void __rwsk_raw_spin_unlock(raw_spinlock_t *l, const char *file, i
     __rwsk_warn(file, line, "raw_spin_unlock() of a spin lock this thread does not hold");
   WRITE_ONCE(l->owner, NULL);
   me->spin_depth--;
-  __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+  __rwsk_XPV(&l->locked, "raw_spin_unlock", __rwsk_op_store, 0, __ATOMIC_RELEASE);
   /* wait-unlock: what was decided under the lock is not yet acted on (a
    * waiter about to check for a signal, a releaser about to wake). */
   __rwsk_host()->at(RWSTRESS_KPOINT_WAIT_UNLOCK);
 }
 #define raw_spin_unlock(l) __rwsk_raw_spin_unlock((l), __FILE__, __LINE__)
-#define raw_spin_is_locked(l) (__atomic_load_n(&(l)->locked, __ATOMIC_RELAXED) != 0)
+#define raw_spin_is_locked(l) \
+  (__rwsk_XP(&(l)->locked, "raw_spin_is_locked", __rwsk_op_load, __ATOMIC_RELAXED) != 0)
 #define raw_spin_lock_irq(l) raw_spin_lock(l)
 #define raw_spin_unlock_irq(l) raw_spin_unlock(l)
 #define raw_spin_lock_bh(l) raw_spin_lock(l)

@@ -1,0 +1,163 @@
+/* Scheduling points for a plugin's own code: what makes a plugin lock
+ * explorable by `rwstress explore` (docs/explore.md, "Plugins").
+ *
+ * Under explore, the lock's threads run one at a time and give up the CPU
+ * only at scheduling points. rwstress cannot stop inside a plugin's code
+ * by itself, so a plugin that wants to be explored says where its shared
+ * accesses, busy-wait turns and sleeps are, through the calls below, and
+ * declares RWSTRESS_LOCK_CONTROLLED in its ops' flags. A lock that spins
+ * or sleeps anywhere else would stop the whole controlled run: every
+ * access another thread can see must go through RWSTRESS_ACCESS, every
+ * busy-wait turn through rwstress_explore_spin(), every sleep through
+ * rwstress_explore_futex_wait().
+ *
+ *     #include <rwstress/explore.h>
+ *
+ *     while (RWSTRESS_ACCESS(&l->word, "xchg", __atomic_exchange_n(&l->word, 1, __ATOMIC_ACQUIRE)))
+ *       rwstress_explore_spin("spin");
+ *
+ * Outside a controlled run (every ordinary rwstress run) each call costs one
+ * thread-local test: RWSTRESS_ACCESS evaluates its expression, spin does
+ * nothing, futex_wait and futex_wake are the futex system calls. The
+ * kernel-compat layer (<rwstress/kernel.h>) built with
+ * -DRWSTRESS_KERNEL_EXPLORE routes its atomics, barriers, spin turns and
+ * schedule() through the same calls.
+ *
+ * The plugin exports rwstress_explore_attach_v1 (defined here); rwstress
+ * calls it once when it loads the plugin. Plain C (GNU C: statement
+ * expressions); usable from C++. */
+#ifndef RWSTRESS_EXPLORE_H
+#define RWSTRESS_EXPLORE_H
+
+#include <stddef.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1: the first table. */
+#define RWSTRESS_EXPLORE_HOST_ABI 1
+
+struct rwstress_explore_host {
+    unsigned abi; /* RWSTRESS_EXPLORE_HOST_ABI */
+    /* 1 when the calling thread runs under the controlled scheduler. */
+    int (*active)(void);
+    /* An access to `word` is about to happen: a scheduling point (the
+     * thread may be switched out here). Returns 1 when it was one; the
+     * caller then reports the word's value before and after the access
+     * with accessed(), once it is done: an access that changed the word
+     * lets busy-waiters look again. */
+    int (*access)(unsigned long word, const char *what); /* the word's address */
+    void (*accessed)(unsigned long long before, unsigned long long after);
+    /* A scheduling point that is not an access (a barrier, a hook). */
+    void (*point)(const char *what);
+    /* One busy-wait turn: the spinner runs again only when another thread
+     * changed a word, or when nobody else can run. */
+    void (*spin)(const char *what);
+    /* Sleeps while *word == expected until futex_wake(word), or timeout_ns
+     * of the run's time (0: none); may return spuriously. In a controlled
+     * run the sleep is modelled (the thread is blocked on the word); else
+     * it is the futex system call. */
+    void (*futex_wait)(const unsigned *word, unsigned expected, unsigned long long timeout_ns,
+                       const char *what);
+    /* Wakes up to n threads asleep on word; returns how many. */
+    int (*futex_wake)(const unsigned *word, int n);
+    /* The run's clock in nanoseconds: a controlled run's steps (time
+     * advances by --step-time per step), CLOCK_MONOTONIC otherwise. */
+    unsigned long long (*now_ns)(void);
+    /* The end of one lock operation (the kernel layer's return to user
+     * space): work the host deferred to it runs here. */
+    void (*op_end)(void);
+};
+
+/* Set by rwstress_explore_attach_v1; one definition across the plugin's
+ * files (weak, hidden). NULL until rwstress attaches the plugin. */
+__attribute__((__weak__, __visibility__("hidden"))) const struct rwstress_explore_host
+    *rwstress_explore_host_;
+
+__attribute__((__weak__, __visibility__("default"))) void rwstress_explore_attach_v1(
+    const struct rwstress_explore_host *host) {
+    if (host->abi >= RWSTRESS_EXPLORE_HOST_ABI) rwstress_explore_host_ = host;
+}
+
+static inline int rwstress_explore_active(void) {
+    return rwstress_explore_host_ && rwstress_explore_host_->active();
+}
+static inline int rwstress_explore_access(const volatile void *word, const char *what) {
+    /* The word's address only (the host never reads through it): passed as
+     * an integer, so that a compiler does not take the call for a read of
+     * memory not yet written (INIT_LIST_HEAD's first WRITE_ONCE). */
+    const unsigned long address = (unsigned long)word;
+    return rwstress_explore_host_ ? rwstress_explore_host_->access(address, what) : 0;
+}
+static inline void rwstress_explore_accessed(unsigned long long before, unsigned long long after) {
+    rwstress_explore_host_->accessed(before, after);
+}
+static inline void rwstress_explore_point(const char *what) {
+    if (rwstress_explore_host_) rwstress_explore_host_->point(what);
+}
+static inline void rwstress_explore_spin(const char *what) {
+    if (rwstress_explore_host_) rwstress_explore_host_->spin(what);
+}
+/* Outside rwstress (the plugin's own tests) these two are no-ops: a
+ * plugin that sleeps must be run by rwstress. */
+static inline void rwstress_explore_futex_wait(const volatile unsigned *word, unsigned expected,
+                                               unsigned long long timeout_ns, const char *what) {
+    if (rwstress_explore_host_)
+        rwstress_explore_host_->futex_wait((const unsigned *)word, expected, timeout_ns, what);
+}
+static inline int rwstress_explore_futex_wake(const volatile unsigned *word, int n) {
+    return rwstress_explore_host_ ? rwstress_explore_host_->futex_wake((const unsigned *)word, n)
+                                  : 0;
+}
+static inline void rwstress_explore_op_end(void) {
+    if (rwstress_explore_host_) rwstress_explore_host_->op_end();
+}
+
+/* The first 8 bytes of an object (the value a trace shows). */
+static inline unsigned long long rwstress_explore_bits_(const volatile void *p, size_t size) {
+    unsigned long long v = 0;
+    memcpy(&v, (const void *)p, size < sizeof v ? size : sizeof v);
+    return v;
+}
+
+#ifdef __cplusplus
+#define RWSTRESS_EXPLORE_AUTO_ auto
+#else
+#define RWSTRESS_EXPLORE_AUTO_ __auto_type
+#endif
+
+/* EXPR, an access to the object PTR points to, made a scheduling point;
+ * its value. PTR is evaluated once more than EXPR evaluates it. */
+#define RWSTRESS_ACCESS(ptr, what, expr)                                                      \
+    __extension__({                                                                           \
+        const volatile void *const rwstress_w_ = (ptr);                                      \
+        const int rwstress_on_ = rwstress_explore_access(rwstress_w_, (what));               \
+        const unsigned long long rwstress_b_ =                                                \
+            rwstress_on_ ? rwstress_explore_bits_(rwstress_w_, sizeof(*(ptr))) : 0;           \
+        RWSTRESS_EXPLORE_AUTO_ rwstress_r_ = (expr);                                          \
+        if (rwstress_on_)                                                                     \
+            rwstress_explore_accessed(rwstress_b_,                                            \
+                                      rwstress_explore_bits_(rwstress_w_, sizeof(*(ptr))));   \
+        rwstress_r_;                                                                          \
+    })
+/* The same for an access whose expression has no value (a store); no value. */
+#define RWSTRESS_ACCESS_VOID(ptr, what, expr)                                                 \
+    __extension__({                                                                           \
+        const volatile void *const rwstress_w_ = (ptr);                                      \
+        const int rwstress_on_ = rwstress_explore_access(rwstress_w_, (what));               \
+        const unsigned long long rwstress_b_ =                                                \
+            rwstress_on_ ? rwstress_explore_bits_(rwstress_w_, sizeof(*(ptr))) : 0;           \
+        (void)(expr);                                                                         \
+        if (rwstress_on_)                                                                     \
+            rwstress_explore_accessed(rwstress_b_,                                            \
+                                      rwstress_explore_bits_(rwstress_w_, sizeof(*(ptr))));   \
+        (void)0;                                                                              \
+    })
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RWSTRESS_EXPLORE_H */
