@@ -403,7 +403,9 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     for (const std::string& s : sources) shown += (shown.empty() ? "" : " ") + fs::path(s).filename().string();
 
     // Builds the files with `extra` flags into a cached plugin; "" when it
-    // does not compile (the rows say why).
+    // does not compile (the rows say why), or when the cache cannot be
+    // written (`unwritable`: the run stops with one line).
+    bool unwritable = false;
     auto build = [&](const std::vector<std::string>& extra, const std::string& stem,
                      std::string* why) -> std::string {
       Hash key = layer;
@@ -420,7 +422,8 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
       std::string tmp = cache + "/plugins/.build-XXXXXX";
       const int fd = mkstemp(tmp.data());
       if (fd < 0) {
-        *why = fmt::format("cannot write in {}/plugins", cache);
+        *why = fmt::format("kernel: cannot write in {}/plugins", cache);
+        unwritable = true;
         return "";
       }
       close(fd);
@@ -445,6 +448,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     const std::string plugin = build({}, stem, &why);
     const std::string explore_plugin =
         plugin.empty() || !k.explore ? "" : build({"-DRWSTRESS_KERNEL_EXPLORE"}, stem + "-explore", &why);
+    if (unwritable) return fail(why);
     if (plugin.empty() || (k.explore && explore_plugin.empty())) {
       for (const char* suffix : group.locks)
         rows.push_back({fmt::format("{}-{}", version.prefix(), suffix), shown, config_text, "BUILD",
@@ -466,8 +470,8 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
       }
       if (k.explore) {
         // Each shape of the lock's family, explored on the explore build;
-        // the first that does not PASS is the row's (its trace and replay
-        // line are in the output above the table).
+        // the worst verdict is the row's (the first of equals; each failing
+        // run's trace and replay line are in the output above the table).
         std::string explored;
         for (const std::vector<std::string>& shape : explore_shapes(suffix)) {
           out.print("");
