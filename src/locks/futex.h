@@ -48,10 +48,10 @@ inline void futex_wait_for(std::atomic<std::uint32_t>& word, std::uint32_t expec
           nullptr, 0);
 }
 
-// Wakes up to `count` threads sleeping on word.
-inline void futex_wake(std::atomic<std::uint32_t>& word, int count = 1) noexcept {
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, count, nullptr,
-          nullptr, 0);
+// Wakes up to `count` threads sleeping on word; returns how many it woke.
+inline int futex_wake(std::atomic<std::uint32_t>& word, int count = 1) noexcept {
+  return int(syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, count,
+                     nullptr, nullptr, 0));
 }
 
 // The same calls on a controlled word (a lock's controlled instantiation,

@@ -33,6 +33,7 @@ struct Run {
     spinning.assign(std::size_t(n), false);
     spurious.assign(std::size_t(n), false);
     woke_spuriously.assign(std::size_t(n), false);
+    gone.assign(std::size_t(n), false);
     times_away.assign(std::size_t(n), 0);
     spurious_left = o.spurious_wakes;
     at.assign(std::size_t(n), "start");
@@ -74,6 +75,7 @@ struct Run {
   std::vector<bool> spinning;
   std::vector<bool> spurious;   // woken for no reason: its next step says so
   std::vector<bool> woke_spuriously;  // and then: until the thread asks (woke_spuriously())
+  std::vector<bool> gone;             // set_away(): away now
   std::vector<int> times_away;        // set_away(true) calls
   int spurious_left = 0;
   std::vector<const char*> at;  // where each thread last stopped
@@ -339,9 +341,17 @@ std::uint64_t all_spinning_for() {
 
 void set_away(bool is_away) {
   Run* r = tl_run;
-  if (!r || !is_away) return;
+  if (!r) return;
   std::lock_guard lock(r->mutex);
-  ++r->times_away[std::size_t(tl_index)];
+  r->gone[std::size_t(tl_index)] = is_away;
+  if (is_away) ++r->times_away[std::size_t(tl_index)];
+}
+
+bool away(int i) {
+  Run* r = tl_run;
+  if (!r || i < 0 || i >= r->n) return false;
+  std::lock_guard lock(r->mutex);
+  return r->gone[std::size_t(i)];
 }
 
 int times_away(int i) {

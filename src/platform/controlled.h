@@ -168,9 +168,10 @@ int thread_count();
 // been spinning (a tick would come: the kernel layer's need_resched()).
 std::uint64_t all_spinning_for();
 // A thread that went away (a killed task of the kernel layer, waiting
-// for the others' progress): harness checks do not wait for it. How many
-// times thread i went away so far.
+// for the others' progress) until set_away(false): harness checks do not
+// wait for it. Whether thread i is away now, and how many times it went.
 void set_away(bool away);
+bool away(int i);
 int times_away(int i);
 // Whether the caller's run delivers fatal signals (Options::signals).
 bool signals();

@@ -3,14 +3,11 @@
 // and the steady clock outside one.
 #include "registry/explore_host.h"
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
-
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 
+#include "locks/futex.h"
 #include "platform/controlled.h"
 
 namespace rwstress {
@@ -33,30 +30,33 @@ void point(const char* what) { ctl::point(what); }
 
 void spin(const char* what) { ctl::spin(what); }
 
-// A 32-bit futex word, as the controlled scheduler names it. The object is
-// the plugin's plain unsigned: std::atomic<std::uint32_t> has its layout.
-const std::atomic<std::uint32_t>* as_word(const unsigned* word) {
-  static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(unsigned));
-  return reinterpret_cast<const std::atomic<std::uint32_t>*>(word);
+// A 32-bit futex word as the project's futex wrapper (locks/futex.h) and
+// the controlled scheduler take it. The object is the plugin's plain
+// unsigned: std::atomic<std::uint32_t> has its layout (futex.h asserts it),
+// and a wait or a wake does not write it.
+std::atomic<std::uint32_t>& as_word(const unsigned* word) {
+  return *reinterpret_cast<std::atomic<std::uint32_t>*>(const_cast<unsigned*>(word));
 }
 
-void futex_wait(const unsigned* word, unsigned expected, unsigned long long timeout_ns,
-                const char* what) {
+void host_futex_wait(const unsigned* word, unsigned expected, unsigned long long timeout_ns,
+                     const char* what) {
+  std::atomic<std::uint32_t>& w = as_word(word);
   if (ctl::active()) {
     if (timeout_ns == 0)
-      ctl::futex_wait(as_word(word), expected, what);
+      ctl::futex_wait(&w, expected, what);
     else
-      ctl::futex_wait_for(as_word(word), expected, timeout_ns, what);
+      ctl::futex_wait_for(&w, expected, timeout_ns, what);
     if (ctl::woke_spuriously()) kernel_woken_spuriously();
-    return;
+  } else if (timeout_ns == 0) {
+    futex_wait(w, expected);
+  } else {
+    futex_wait_for(w, expected, std::chrono::nanoseconds(timeout_ns));
   }
-  timespec ts{time_t(timeout_ns / 1'000'000'000ULL), long(timeout_ns % 1'000'000'000ULL)};
-  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, timeout_ns ? &ts : nullptr, nullptr, 0);
 }
 
-int futex_wake(const unsigned* word, int n) {
+int host_futex_wake(const unsigned* word, int n) {
   if (ctl::active()) return ctl::futex_wake(word, n);
-  return int(syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, n, nullptr, nullptr, 0));
+  return futex_wake(as_word(word), n);
 }
 
 unsigned long long now_ns() { return ctl::now_ns(); }
@@ -66,8 +66,8 @@ void op_end() {
 }
 
 const rwstress_explore_host kHost = {
-    RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, futex_wait, futex_wake,
-    now_ns, op_end,
+    RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, host_futex_wait,
+    host_futex_wake, now_ns, op_end,
 };
 
 }  // namespace

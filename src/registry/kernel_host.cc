@@ -243,7 +243,6 @@ struct RunModel {
   std::array<std::vector<rwstress_kernel_rcu_head*>, kThreads> pending{};
   int synchronizing = 0;  // threads inside synchronize_rcu: an exit is then a point
   std::array<std::uint64_t, kThreads> ops{};  // lock operations each thread completed
-  std::array<bool, kThreads> away{};          // killed, waiting in model_killed
 };
 
 // The calling thread's run's model (a new run starts from nothing).
@@ -393,15 +392,14 @@ void model_killed() {
     for (int i = 0; i < controlled::thread_count(); ++i) {
       if (i == me) continue;
       if (m.ops[std::size_t(i)] != seen[std::size_t(i)]) return true;
-      all_gone = all_gone && (controlled::finished(i) || m.away[std::size_t(i)]);
+      all_gone = all_gone && (controlled::finished(i) || controlled::away(i));
     }
     return all_gone;
   };
   controlled::set_away(true);
-  m.away[std::size_t(me)] = true;
   controlled::point("killed: away");  // the others may look at who is away
   while (!moved_on()) controlled::spin("killed: away until another thread completes an operation");
-  m.away[std::size_t(me)] = false;
+  controlled::set_away(false);
 }
 
 // Runs the calling thread's queued callbacks after a grace period (a
