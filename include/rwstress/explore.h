@@ -143,18 +143,8 @@ static inline unsigned long long rwstress_explore_bits_(const volatile void *p, 
         rwstress_r_;                                                                          \
     })
 /* The same for an access whose expression has no value (a store); no value. */
-#define RWSTRESS_ACCESS_VOID(ptr, what, expr)                                                 \
-    __extension__({                                                                           \
-        const volatile void *const rwstress_w_ = (ptr);                                      \
-        const int rwstress_on_ = rwstress_explore_access(rwstress_w_, (what));               \
-        const unsigned long long rwstress_b_ =                                                \
-            rwstress_on_ ? rwstress_explore_bits_(rwstress_w_, sizeof(*(ptr))) : 0;           \
-        (void)(expr);                                                                         \
-        if (rwstress_on_)                                                                     \
-            rwstress_explore_accessed(rwstress_b_,                                            \
-                                      rwstress_explore_bits_(rwstress_w_, sizeof(*(ptr))));   \
-        (void)0;                                                                              \
-    })
+#define RWSTRESS_ACCESS_VOID(ptr, what, expr) \
+    ((void)RWSTRESS_ACCESS(ptr, what, ((void)(expr), 0)))
 
 #ifdef __cplusplus
 }
