@@ -266,7 +266,7 @@ check_command() {
   fi
   # The 5.18 shape: rwsem.c's out_nolock no longer wakes the waiters behind
   # a killed first waiter. validate's timed runs have not caught it; explore
-  # with fatal signals at spurious wake-ups does (a HANG).
+  # with fatal signals (spurious wake-ups, signal checks) does (a HANG).
   sed 's/^\tif (rwsem_del_waiter(sem, waiter) \&\& first)$/\tif (rwsem_del_waiter(sem, waiter) \&\& first \&\& 0)/' \
     "$tree/kernel/locking/rwsem.c" >"$out/pt/b/kernel/locking/rwsem.c"
   planted "$out/pt" kernel/locking/rwsem.c "$out/nolock.patch" "rwsem.c's out_nolock wake" \

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "commands/explore.h"
 #include "commands/validate.h"
 #include "injectors/inject_spec.h"
 #include "registry/registry.h"
@@ -553,6 +555,36 @@ BOOST_AUTO_TEST_CASE(binary_cpu_zero_is_cpu_zero) {
   r = test::run_rwstress("--lock xadd --readers 1 --writers 1 --ncpus 1 --duration 100ms");
   BOOST_TEST(r.exit_code == 0, r.err);
   BOOST_TEST(r.out.find("--ncpus 1 --placement") != std::string::npos, r.out);
+}
+
+// validate's exploration stage: every run's strategy parses, PCT at depths
+// 1 to 3 and one exhaustive search per family, and the fatal-signal run
+// only for a kernel-compat lock with killable entry points.
+BOOST_AUTO_TEST_CASE(validate_exploration_battery_strategies_parse) {
+  for (Family f : {Family::kRwlock, Family::kSemaphore, Family::kMutex}) {
+    rwstress::LockMeta meta{};
+    meta.name = "x";
+    meta.family = f;
+    for (bool killable_layer : {false, true}) {
+      meta.kernel_layer = meta.caps.killable = killable_layer;
+      const auto battery = rwstress::explore_battery(meta);
+      std::set<std::string> names, depths;
+      int exhaustive = 0, signals = 0;
+      for (const auto& x : battery) {
+        RunConfig::Explore e;
+        BOOST_TEST(rwstress::parse_explore_strategy(x.strategy, &e).empty(), x.strategy);
+        BOOST_TEST(names.insert(x.name).second, x.name);  // a row each
+        BOOST_TEST(x.readers + x.writers <= 4);            // the smallest shapes
+        if (e.pct) depths.insert(x.strategy);
+        exhaustive += e.exhaustive;
+        signals += x.signals;
+        if (e.exhaustive) BOOST_TEST(x.readers + x.writers == 2);
+      }
+      BOOST_TEST(depths.size() == 3u);
+      BOOST_TEST(exhaustive == 1);
+      BOOST_TEST(signals == (killable_layer ? 1 : 0));
+    }
+  }
 }
 
 // validate's battery: every scenario's --inject spec parses (a bad one would

@@ -6,7 +6,10 @@
 #define BOOST_TEST_MODULE explore
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -241,6 +244,40 @@ BOOST_AUTO_TEST_CASE(spinning_yields_the_turn_and_endless_spinning_is_a_livelock
     });
     BOOST_TEST((s.outcome == ctl::Outcome::kDone), "seed " << seed);
   }
+}
+
+// A trace folds what repeats: a run of one step into a line with its
+// count, two spinners taking turns into their two steps and a count line;
+// a pair seen only twice is not folded.
+BOOST_AUTO_TEST_CASE(traces_fold_repeated_steps_and_repeated_cycles) {
+  static int word = 0;
+  ExploredSchedule e;
+  auto step = [&](int thread, const char* what, std::uint64_t v) {
+    e.schedule.trace.push_back(ctl::Step{thread, what, &word, true, v, v});
+  };
+  step(0, "lock", 1);
+  for (int i = 0; i < 20; ++i) {
+    step(1, "spin on word", 1);
+    step(2, "cmpxchg fails", 1);
+  }
+  for (int i = 0; i < 5; ++i) step(1, "spin alone", 1);
+  step(0, "a", 2);
+  step(1, "b", 2);
+  step(0, "a", 2);
+  step(1, "b", 2);
+  ExploreShape shape;
+  shape.scenario.family = Family::kMutex;
+  shape.scenario.writers = 3;
+  const std::vector<std::string> lines = explore_trace_lines(e, shape, 40);
+  std::string all;
+  for (const std::string& l : lines) all += l + "\n";
+  BOOST_TEST(lines.size() == 1u + 1 + 2 + 1 + 1 + 4, all);  // header, lock, cycle + count, run, 4
+  BOOST_TEST(all.find("(the 2 steps above, 20 times in a row, to step 41)") != std::string::npos, all);
+  BOOST_TEST(all.find("(5 times, to step 46)") != std::string::npos, all);
+  BOOST_TEST(lines[2].find("spin on word") != std::string::npos, all);
+  BOOST_TEST(lines[3].find("cmpxchg fails") != std::string::npos, all);
+  // Only the last groups: the cycle's two steps and count are one group.
+  BOOST_TEST(explore_trace_lines(e, shape, 6).size() == 1u + 3 + 1 + 4, all);
 }
 
 // PCT's guarantee for the run's shape: 1 / (n k^(d-1)).
@@ -487,9 +524,65 @@ BOOST_AUTO_TEST_CASE(replay_codes_round_trip_and_malformed_ones_are_refused) {
   BOOST_TEST(digest == 0xabcdefu);
   BOOST_TEST((back == choices));
   for (const char* bad : {"", "abc", "0000000000abcdef", "0000000000abcdef:", "0000000000abcdef:x3",
-                          "0000000000abcdef:0x", "0000000000abcdef:64", "0000000000abcdef:1x0",
+                          "0000000000abcdef:0x", "0000000000abcdef:128", "0000000000abcdef:1x0",
                           "zzzzzzzzzzzzzzzz:0", "0000000000abcdef:0..1"})
     BOOST_TEST(!decode_replay(bad, &digest, &back).empty(), bad);
+  // A choice that delivered a signal at its thread's check: the thread + 64.
+  BOOST_TEST(decode_replay("0000000000abcdef:0.65.1", &digest, &back).empty());
+  BOOST_TEST((back == std::vector<int>{0, 65, 1}));
+}
+
+// With --signals, a signal check (the kernel layer's signal_pending_state()
+// of a killable sleep) is a point where the scheduler may choose that a
+// signal arrives: at most Options::signal_checks a schedule, recorded with
+// the thread (+ kSignalChoice), said in the trace, and replayed step for
+// step; without --signals, never.
+BOOST_AUTO_TEST_CASE(a_signal_at_a_check_is_a_choice_that_replays) {
+  auto seen = std::make_shared<std::array<std::atomic<int>, 2>>();
+  auto body = [seen](int i) {
+    for (int k = 0; k < 3; ++k) {
+      if (ctl::signal_check("check")) (*seen)[std::size_t(i)] += 1 << k;
+      ctl::point("after the check");
+    }
+  };
+  int signalled = 0;
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    for (auto& v : *seen) v = 0;
+    ctl::Options o;
+    o.seed = seed;
+    o.strategy = ctl::Strategy::kRandom;
+    o.signals = true;
+    const ctl::Schedule s = ctl::run(2, o, body);
+    BOOST_REQUIRE((s.outcome == ctl::Outcome::kDone));
+    const auto coded = std::count_if(s.choices.begin(), s.choices.end(),
+                                     [](int c) { return c >= ctl::kSignalChoice; });
+    BOOST_TEST(coded <= o.signal_checks);
+    int arrived = 0;
+    for (const ctl::Step& st : s.trace) arrived += std::string(st.what) == "a signal arrives";
+    BOOST_TEST(arrived == coded);
+    const int got[2] = {(*seen)[0].load(), (*seen)[1].load()};
+    BOOST_TEST(__builtin_popcount(unsigned(got[0])) + __builtin_popcount(unsigned(got[1])) == coded);
+    if (coded == 0) continue;
+    ++signalled;
+    for (auto& v : *seen) v = 0;
+    ctl::Options again;
+    again.strategy = ctl::Strategy::kFirst;
+    again.signals = true;
+    again.replay = s.choices;
+    const ctl::Schedule r = ctl::run(2, again, body);
+    BOOST_TEST(r.digest == s.digest, "seed " << seed);
+    BOOST_TEST((*seen)[0].load() == got[0]);
+    BOOST_TEST((*seen)[1].load() == got[1]);
+  }
+  BOOST_TEST(signalled > 10);
+  ctl::Options off;
+  off.seed = 7;
+  off.strategy = ctl::Strategy::kRandom;
+  for (auto& v : *seen) v = 0;
+  const ctl::Schedule none = ctl::run(2, off, body);
+  BOOST_TEST(std::count_if(none.choices.begin(), none.choices.end(),
+                           [](int c) { return c >= ctl::kSignalChoice; }) == 0);
+  BOOST_TEST((*seen)[0].load() + (*seen)[1].load() == 0);
 }
 
 // A controlled atomic outside a controlled run is a plain atomic.

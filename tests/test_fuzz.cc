@@ -84,10 +84,22 @@ BOOST_AUTO_TEST_CASE(the_menu_parses_and_every_trial_is_a_valid_command_line) {
   BOOST_TEST(campaign.config.locks.size() > 30u);  // every correct lock by default
   std::set<std::string> knobs;
   std::size_t most_injectors = 0;
+  int controlled = 0;
   for (std::uint64_t k = 0; k < 400; ++k) {
     const FuzzTrial t = fuzz_trial(campaign.config, 4, k, {2, 3});
     BOOST_REQUIRE(t.argv.size() > 1u);
     const CliOutcome trial = parse_cli(std::vector<std::string>(t.argv.begin() + 1, t.argv.end()));
+    // An explorable lock's trial is a controlled one a quarter of the time;
+    // a library lock's never.
+    const LockEntry* entry = find_lock(t.lock);
+    BOOST_REQUIRE(entry != nullptr);
+    const bool explorable = entry->explore != nullptr;
+    if (trial.action == CliAction::kExplore) {
+      ++controlled;
+      BOOST_TEST(explorable, shell_command(t.argv));
+      BOOST_TEST((t.argv[1] == "explore"), shell_command(t.argv));
+      continue;
+    }
     BOOST_TEST((trial.action == CliAction::kRun), shell_command(t.argv) << ": " << trial.output);
     std::size_t injectors = 0;
     for (std::size_t i = 1; i + 1 < t.argv.size(); ++i) {
@@ -98,13 +110,25 @@ BOOST_AUTO_TEST_CASE(the_menu_parses_and_every_trial_is_a_valid_command_line) {
     most_injectors = std::max(most_injectors, injectors);
   }
   BOOST_TEST(most_injectors == 4u);  // zero to four in all, spurious wake-ups among them
+  BOOST_TEST(controlled > 20);
+  BOOST_TEST(controlled < 200);
+  // --explore-share 0: none; and the timed trials are the same draws either way.
+  CliOutcome timed = parse_cli({"fuzz", "--seed", "0x5eed", "--trials", "1", "--explore-share", "0"});
+  BOOST_REQUIRE(timed.action == CliAction::kFuzz);
+  for (std::uint64_t k = 0; k < 100; ++k) {
+    const FuzzTrial t = fuzz_trial(timed.config, 4, k, {2, 3});
+    BOOST_TEST((t.argv[1] != "explore"), shell_command(t.argv));
+    const FuzzTrial with = fuzz_trial(campaign.config, 4, k, {2, 3});
+    if (with.argv[1] != "explore") BOOST_TEST((with.argv == t.argv), shell_command(t.argv));
+  }
   // Every drawn knob, from its one declaration, for the locks that read it.
   CliOutcome tuned = parse_cli({"fuzz", "--seed", "0x5eed", "--lock", "linux-rwsem,xadd"});
   BOOST_REQUIRE(tuned.action == CliAction::kFuzz);
   for (std::uint64_t k = 0; k < 200; ++k) {
     const FuzzTrial t = fuzz_trial(tuned.config, 2, k, {0, 1});
     const CliOutcome trial = parse_cli(std::vector<std::string>(t.argv.begin() + 1, t.argv.end()));
-    BOOST_TEST((trial.action == CliAction::kRun), shell_command(t.argv) << ": " << trial.output);
+    BOOST_TEST((trial.action == CliAction::kRun || trial.action == CliAction::kExplore),
+               shell_command(t.argv) << ": " << trial.output);
     for (const std::string& word : t.argv) {
       if (word == "--spin-limit" || word == "--rwsem-handoff" || word == "--rwsem-reader-steal" ||
           word == "--xadd-wake")
@@ -177,7 +201,8 @@ BOOST_AUTO_TEST_CASE(dry_run_prints_the_same_trials_for_the_same_seed) {
 BOOST_AUTO_TEST_CASE(a_busted_lock_is_a_finding_with_a_shrunk_reproducer_that_fails_again) {
   ScratchDir dir;
   ProcessResult r = run_rwstress("fuzz --trials 10 --seed 1 --lock busted-racy-tas --trial-time 200ms"
-                                 " --reproduce 3 --shrink-time 20s --out " + dir.path.string() +
+                                 " --explore-share 0 --reproduce 3 --shrink-time 20s --out " +
+                                 dir.path.string() +
                                  " --json " + (dir / "summary.json") + " --junit " + (dir / "junit.xml"));
   BOOST_TEST(r.exit_code == 1, r.out + r.err);
   BOOST_TEST(r.out.find("busted-racy-tas FAIL [writer-exclusion") != std::string::npos, r.out);
@@ -227,6 +252,32 @@ BOOST_AUTO_TEST_CASE(a_busted_lock_is_a_finding_with_a_shrunk_reproducer_that_fa
   ProcessResult again = run_rwstress("fuzz --trials 1 --lock ticket --out " + dir.path.string());
   BOOST_TEST(again.exit_code == 2);
   BOOST_TEST(again.err.find("a campaign is there already") != std::string::npos, again.err);
+}
+
+// Controlled trials (rwstress explore): deterministic, so every rerun of
+// a finding fails again; the shrinker takes operations and PCT depth off,
+// and the reproducer prints the failing schedule's replay line.
+BOOST_AUTO_TEST_CASE(controlled_trials_find_a_busted_lock_and_fail_on_every_rerun) {
+  ScratchDir dir;
+  ProcessResult r = run_rwstress("fuzz --trials 6 --seed 3 --lock busted-racy-tas --explore-share 1"
+                                 " --reproduce 3 --shrink-time 20s --out " + dir.path.string());
+  BOOST_TEST(r.exit_code == 1, r.out + r.err);
+  BOOST_TEST(r.out.find("busted-racy-tas FAIL [writer-exclusion") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("reproduce: rwstress explore --lock busted-racy-tas") != std::string::npos,
+             r.out);
+  const std::vector<std::string> checks = lines_of(dir.path / "findings.jsonl");
+  BOOST_REQUIRE(checks.size() == 1u);
+  const FindingCheck c = check_from_json(nlohmann::json::parse(checks[0]));
+  BOOST_TEST(c.reproduced == 3);
+  BOOST_REQUIRE(!c.shrunk.empty());
+  BOOST_TEST(c.shrunk_reproduced == 3);
+  const std::string shrunk = shell_command(c.shrunk);
+  BOOST_TEST(shrunk.find("--ops 1") != std::string::npos, shrunk);
+  ProcessResult again = run_rwstress(
+      shell_command(std::vector<std::string>(c.shrunk.begin() + 1, c.shrunk.end())));
+  BOOST_TEST(again.exit_code == 1, again.out + again.err);
+  BOOST_TEST(again.out.find("  replay: rwstress explore --lock busted-racy-tas") != std::string::npos,
+             again.out);
 }
 
 // A failure that always comes (no mutual exclusion at all), from a large

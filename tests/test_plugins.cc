@@ -237,7 +237,9 @@ BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
 BOOST_AUTO_TEST_CASE(validate_passes_correct_locks_and_catches_broken_ones) {
   ProcessResult ok = run_rwstress("validate --lock xadd --time 5s");
   BOOST_TEST(ok.exit_code == 0, ok.out + ok.err);
-  BOOST_TEST(ok.out.find("validate xadd: all 39 scenarios PASS") != std::string::npos, ok.out);
+  BOOST_TEST(ok.out.find("validate xadd: all 39 scenarios PASS; exploration: all 7 runs PASS "
+                         "(exhaustive: 1 of 1 complete)") != std::string::npos,
+             ok.out);
   for (const char* row : {"inject before-sleep", "trylock+downgrade heavy", "1 CPU", "scatter placement"})
     BOOST_TEST(ok.out.find(row) != std::string::npos, row);
 
@@ -247,12 +249,15 @@ BOOST_AUTO_TEST_CASE(validate_passes_correct_locks_and_catches_broken_ones) {
   for (const char* lock : {"c-rwlock", "c-mutex", "c-semaphore"})
     BOOST_TEST(plugins.out.find(std::string("validate ") + lock + ": all") != std::string::npos,
                plugins.out);
+  BOOST_TEST(plugins.out.find("exploration not run: the plugin does not mark its scheduling "
+                              "points") != std::string::npos,
+             plugins.out);
 
   ProcessResult broken = run_rwstress("--plugin " + plugin("broken_locks") +
                                       " validate --lock c-rwlock-broken --time 4s --watchdog 1s");
   BOOST_TEST(broken.exit_code == 1, broken.out + broken.err);
   BOOST_TEST(broken.out.find("scenarios did not PASS (first after ") != std::string::npos, broken.out);
-  BOOST_TEST(broken.out.find("); replay each with:") != std::string::npos, broken.out);
+  BOOST_TEST(broken.out.find("; replay each with:") != std::string::npos, broken.out);
   BOOST_TEST(broken.out.find("rwstress --plugin " + plugin("broken_locks") +
                              " --lock c-rwlock-broken") != std::string::npos, broken.out);
 
@@ -489,6 +494,40 @@ BOOST_AUTO_TEST_CASE(an_overloaded_machine_gives_no_hang_and_a_deadlock_still_is
   BOOST_TEST(dead.exit_code == 3, dead.out + dead.err);
 }
 
+// validate's exploration stage: a lock the controlled scheduler sees inside
+// is explored at its family's smallest shapes after the timed battery; a
+// failure's row names what was found and its replay line replays it step
+// for step; a kernel-compat explore build is explored like an in-tree lock
+// (the upstream files' glue, with killable entry points, also gets the
+// fatal-signal run: kernel-upstream.sh); --no-explore skips the stage.
+BOOST_AUTO_TEST_CASE(validate_explores_the_locks_it_can_see_inside) {
+  const auto npos = std::string::npos;
+  ProcessResult busted = run_rwstress("validate --lock busted-downgrade --time 2s");
+  BOOST_TEST(busted.exit_code == 1, busted.out + busted.err);
+  BOOST_TEST(busted.out.find("exploration: ") != npos, busted.out);
+  const std::string mark = "1R+2W: rwstress explore --lock busted-downgrade --readers 1 --writers 2";
+  const std::size_t at = busted.out.find(mark);
+  BOOST_REQUIRE_MESSAGE(at != npos, busted.out);
+  const std::size_t from = at + mark.size() - std::string("explore --lock busted-downgrade --readers 1 --writers 2").size();
+  const std::string line = busted.out.substr(from, busted.out.find('\n', from) - from);
+  BOOST_TEST(line.find(" --replay ") != npos, line);
+  ProcessResult again = run_rwstress(line);
+  BOOST_TEST(again.exit_code == 1, line << ": " << again.out << again.err);
+  BOOST_TEST(again.out.find("FAIL (the recorded schedule, step for step") != npos, again.out);
+
+  ProcessResult kernel = run_rwstress("--plugin " + plugin("kernel_semaphore_explore") +
+                                      " validate --lock kernel-semaphore --time 2s");
+  BOOST_TEST(kernel.exit_code == 0, kernel.out + kernel.err);
+  BOOST_TEST(kernel.out.find("pct:depth=3 3T count 2") != npos, kernel.out);
+  BOOST_TEST(kernel.out.find("exploration: all 7 runs PASS (exhaustive: 1 of 1 complete)") != npos,
+             kernel.out);
+
+  ProcessResult off = run_rwstress("validate --lock ticket --time 1s --no-explore");
+  BOOST_TEST(off.exit_code == 0, off.out + off.err);
+  BOOST_TEST(off.out.find("EXPLORATION") == npos, off.out);
+  BOOST_TEST(off.out.find("; exploration off (--no-explore)") != npos, off.out);
+}
+
 BOOST_AUTO_TEST_CASE(validate_refuses_bad_input) {
   ProcessResult no_lock = run_rwstress("validate --time 5s");
   BOOST_TEST(no_lock.exit_code == 2);
@@ -496,6 +535,12 @@ BOOST_AUTO_TEST_CASE(validate_refuses_bad_input) {
   ProcessResult bad_time = run_rwstress("validate --lock xadd --time 0");
   BOOST_TEST(bad_time.exit_code == 2);
   BOOST_TEST(lines(bad_time.err) == 1, bad_time.err);
+  for (const char* bad : {"validate --lock xadd --explore-schedules 0",
+                          "validate --lock xadd --no-explore --explore-schedules 10"}) {
+    ProcessResult r = run_rwstress(bad);
+    BOOST_TEST(r.exit_code == 2, bad);
+    BOOST_TEST(lines(r.err) == 1, bad << ": " << r.err);
+  }
 }
 
 }  // namespace

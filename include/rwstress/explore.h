@@ -36,8 +36,8 @@
 extern "C" {
 #endif
 
-/* 1: the first table. */
-#define RWSTRESS_EXPLORE_HOST_ABI 1
+/* 1: the first table. 2: signal_check. */
+#define RWSTRESS_EXPLORE_HOST_ABI 2
 
 struct rwstress_explore_host {
     unsigned abi; /* RWSTRESS_EXPLORE_HOST_ABI */
@@ -69,6 +69,11 @@ struct rwstress_explore_host {
     /* The end of one lock operation (the kernel layer's return to user
      * space): work the host deferred to it runs here. */
     void (*op_end)(void);
+    /* ABI 2. A killable or interruptible sleep checks for a signal (the
+     * kernel layer's signal_pending_state()): under explore --signals a
+     * scheduling point where the scheduler may choose that a fatal signal
+     * arrives now; returns 1 then. 0, and no point, otherwise. */
+    int (*signal_check)(const char *what);
 };
 
 /* Set by rwstress_explore_attach_v1; one definition across the plugin's
@@ -78,7 +83,7 @@ __attribute__((__weak__, __visibility__("hidden"))) const struct rwstress_explor
 
 __attribute__((__weak__, __visibility__("default"))) void rwstress_explore_attach_v1(
     const struct rwstress_explore_host *host) {
-    if (host->abi >= RWSTRESS_EXPLORE_HOST_ABI) rwstress_explore_host_ = host;
+    if (host->abi >= 1) rwstress_explore_host_ = host; /* ABI 1 hosts: no signal_check */
 }
 
 static inline int rwstress_explore_active(void) {
@@ -110,6 +115,11 @@ static inline void rwstress_explore_futex_wait(const volatile unsigned *word, un
 static inline int rwstress_explore_futex_wake(const volatile unsigned *word, int n) {
     return rwstress_explore_host_ ? rwstress_explore_host_->futex_wake((const unsigned *)word, n)
                                   : 0;
+}
+static inline int rwstress_explore_signal_check(const char *what) {
+    return rwstress_explore_host_ && rwstress_explore_host_->abi >= 2
+               ? rwstress_explore_host_->signal_check(what)
+               : 0;
 }
 static inline void rwstress_explore_op_end(void) {
     if (rwstress_explore_host_) rwstress_explore_host_->op_end();

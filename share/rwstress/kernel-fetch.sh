@@ -14,9 +14,9 @@
 # (one line on stderr either way). The log is CACHE/fetch.log.
 set -euo pipefail
 want=$1
-cache=$2
 path_file=${3:-}
-mkdir -p "$cache"
+mkdir -p "$2"
+cache=$(cd "$2" && pwd) # absolute: apt reads a relative Dir::... under its own /etc/apt
 found() {
   if [ -n "$path_file" ]; then echo "$1" >"$path_file"; else echo "$1"; fi
   exit 0

@@ -318,6 +318,7 @@ struct RawOptions {
   CLI::App* fuzz_merge = nullptr;
   std::string kernel_time = "1m", kernel_files, kernel_config;
   bool kernel_no_validate = false;
+  bool validate_no_explore = false;
   CLI::App* kernel = nullptr;
   std::string explore_step_time = "1us";
   bool explore_no_shrink = false;
@@ -454,9 +455,16 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
       "validate", "is this lock ready to port? the battery of scenarios that catch each bug class");
   validate->fallthrough();
   validate->footer("--lock names the lock(s), --plugin loads them; --seed, --cpus, --placement and "
-                   "--watchdog apply. Each scenario runs in a child process.");
+                   "--watchdog apply. Each scenario runs in a child process; then, for a lock the "
+                   "controlled scheduler sees inside, an exploration stage (docs/explore.md).");
   validate->add_option("--time", raw.validate_time, "the budget per lock, shared by its scenarios")
       ->default_val("2m");
+  validate->add_flag("--no-explore", raw.validate_no_explore,
+                     "skip the exploration stage (the controlled scheduler's runs of a lock it sees "
+                     "inside: in-tree locks, explore builds of plugins)");
+  validate->add_option("--explore-schedules", cfg.validate_explore_schedules,
+                       "at most this many schedules per exploration run (default 1000; five times as many for the exhaustive search)")
+      ->check(CLI::Range(std::uint64_t(1), std::uint64_t(100'000'000)));
   CLI::App* kernel = raw.kernel = app.add_subcommand(
       "kernel", "a kernel tree's own locking files (and your patches to them), built on the "
                 "kernel-compat layer and validated");
@@ -554,6 +562,10 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   fuzz->add_option("--trial-memory", raw.fuzz_memory,
                    "SIZE: each trial's address-space limit, like 2G or 512M (default: none)");
   fuzz->add_option("--trial-cpu", raw.fuzz_cpu, "each trial's CPU-time limit, like 30s (default: none)");
+  fuzz->add_option("--explore-share", cfg.fuzz.explore_share,
+                   "the share of an explorable lock's trials drawn as controlled ones (rwstress "
+                   "explore; default 0.25, 0: none)")
+      ->check(CLI::Range(0.0, 1.0));
   CLI::App* merge = raw.fuzz_merge = fuzz->add_subcommand(
       "merge", "join the logs of a campaign's shards into one summary and one set of findings");
   merge->fallthrough();
@@ -665,13 +677,7 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
   for (const LockMeta* m : cfg.locks)
     if (!entry_of(*m).explore)
       return fmt::format("explore: {} ({}) cannot be explored: {}", m->name, m->origin,
-                         !m->plugin ? "a library's lock runs code the scheduler cannot stop at"
-                         : m->kernel_layer
-                             ? "build the kernel files with -DRWSTRESS_KERNEL_EXPLORE (rwstress "
-                               "kernel --explore does), so that the layer's atomics and sleeps "
-                               "are scheduling points"
-                             : "the plugin does not mark its scheduling points (include "
-                               "<rwstress/explore.h> and declare RWSTRESS_LOCK_CONTROLLED)");
+                         why_not_explorable(*m));
   for (const LockMeta* m : cfg.locks)
     if (cfg.threads_for(m->family) > kExploreMaxThreads)
       return fmt::format("explore: {} threads for {}; a controlled run takes at most {}",
@@ -889,6 +895,9 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     auto t = parse_duration(raw.validate_time, &error, std::chrono::seconds(1));
     if (!t) return usage_error("validate --time: " + error);
     cfg.validate_time = *t;
+    cfg.validate_explore = !raw.validate_no_explore;
+    if (raw.validate->count("--explore-schedules") > 0 && !cfg.validate_explore)
+      return usage_error("validate --explore-schedules: not with --no-explore");
   }
   if (raw.fuzz->parsed()) {
     if (raw.fuzz->count("--time") > 0 && raw.fuzz->count("--trials") > 0)

@@ -103,39 +103,67 @@ std::vector<std::string> finding_lines(const ExploredSchedule& e, const ExploreS
   return lines;
 }
 
-// The last `last` lines of a trace, a run of identical steps (a spinner's
-// turns) folded into one line with its count.
+// The last `last` groups of a trace: a run of identical steps (a
+// spinner's turns) is one line with its count, and a cycle of two to four
+// steps repeated three times or more (two spinners taking turns, a
+// cmpxchg that keeps failing against a store) is its steps once and a line
+// that says how many times they came.
 std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreShape& shape,
                                      int last) {
   const auto& trace = e.schedule.trace;
-  auto same = [](const ctl::Step& a, const ctl::Step& b) {
+  auto same = [&](std::size_t i, std::size_t j) {
+    const ctl::Step& a = trace[i];
+    const ctl::Step& b = trace[j];
     return a.thread == b.thread && std::string_view(a.what) == b.what && a.word == b.word &&
            a.has_value == b.has_value && a.before == b.before && a.after == b.after;
   };
   struct Group {
-    std::size_t first, count;
+    std::size_t first, count, period;  // `count` times the `period` steps from `first`
   };
+  constexpr std::size_t kLongestCycle = 4, kFoldFrom = 3;
   std::vector<Group> groups;  // from the end backwards
   for (std::size_t i = trace.size(); i > 0 && groups.size() < std::size_t(last);) {
-    std::size_t j = i - 1;
-    while (j > 0 && same(trace[j - 1], trace[i - 1])) --j;
-    groups.push_back({j, i - j});
-    i = j;
+    // The period whose block, ending at i, repeats most often backwards.
+    Group best{i - 1, 1, 1};
+    for (std::size_t p = 1; p <= kLongestCycle && p <= i; ++p) {
+      std::size_t times = 1;
+      while ((times + 1) * p <= i) {
+        const std::size_t from = i - (times + 1) * p;
+        bool equal = true;
+        for (std::size_t k = 0; k < p && equal; ++k) equal = same(from + k, i - p + k);
+        if (!equal) break;
+        ++times;
+      }
+      const bool folds = p == 1 ? times > 1 : times >= kFoldFrom;
+      if (folds && times * p > best.count * best.period) best = {i - times * p, times, p};
+    }
+    groups.push_back(best);
+    i = best.first;
   }
   std::vector<std::string> lines;
   lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", "step", "thread", "point", "word",
                               "value"));
-  for (auto g = groups.rbegin(); g != groups.rend(); ++g) {
-    const ctl::Step& s = trace[g->first];
+  auto step_line = [&](std::size_t at, const std::string& note) {
+    const ctl::Step& s = trace[at];
     std::string value;
     if (s.has_value)
       value = s.before == s.after ? fmt::format("{:#x}", s.before)
                                   : fmt::format("{:#x} -> {:#x}", s.before, s.after);
-    if (g->count > 1) value += fmt::format("{}({} times, to step {})", value.empty() ? "" : "  ",
-                                           g->count, g->first + g->count);
-    lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", g->first + 1,
+    if (!note.empty()) value += (value.empty() ? "" : "  ") + note;
+    lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", at + 1,
                                 thread_name(shape, s.thread), s.what, word_name(e, shape, s.word),
                                 value));
+  };
+  for (auto g = groups.rbegin(); g != groups.rend(); ++g) {
+    if (g->period == 1) {
+      step_line(g->first, g->count > 1 ? fmt::format("({} times, to step {})", g->count,
+                                                     g->first + g->count)
+                                       : "");
+      continue;
+    }
+    for (std::size_t k = 0; k < g->period; ++k) step_line(g->first + k, "");
+    lines.push_back(fmt::format("{:>7}  (the {} steps above, {} times in a row, to step {})", "",
+                                g->period, g->count, g->first + g->period * g->count));
   }
   return lines;
 }
@@ -314,12 +342,13 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
       // the preemptions its prefix took.
       const std::size_t len = std::min(s.choices.size(), s.decisions.size());
       int preempts = 0;
-      for (std::size_t j = 0; j < len; ++j) {
-        const int prev = j > 0 ? s.choices[j - 1] : -1;
+      for (std::size_t j = 0; j < len; ++j) {  // (kFirst delivers no signal: plain threads)
+        const int chose = ctl::chosen_thread(s.choices[j]);
+        const int prev = j > 0 ? ctl::chosen_thread(s.choices[j - 1]) : -1;
         if (j >= stack.size())
-          stack.push_back(Frame{s.decisions[j].eligible, std::uint64_t(1) << s.choices[j],
+          stack.push_back(Frame{s.decisions[j].eligible, std::uint64_t(1) << chose,
                                 s.decisions[j].preemptible, prev, preempts});
-        preempts += s.decisions[j].preemptible && s.choices[j] != prev;
+        preempts += s.decisions[j].preemptible && chose != prev;
       }
       if (note_failure(search, std::move(e))) return;
       // Back to the deepest decision with an alternative within the bound.
@@ -372,6 +401,34 @@ void shrink(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
                               had, had == 1 ? "" : "s", tried));
 }
 
+// The strategy's search: every schedule within the bound, or samples.
+void search_for(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
+                Search& search) {
+  if (cfg.explore.exhaustive)
+    exhaust(cfg, entry, shape, search);
+  else
+    sample(cfg, entry, shape, search);
+}
+
+// A sampled failure with preemptions is shrunk (an exhaustive search's
+// first failure already has the fewest its bounds allow).
+bool shrinks(const RunConfig& cfg, const Search& search) {
+  return cfg.explore.shrink && !cfg.explore.exhaustive && search.failure.schedule.preemptions > 0;
+}
+
+ExploreShape shape_of(const RunConfig& cfg, const LockMeta& meta) {
+  ExploreShape shape;
+  shape.scenario = cfg.scenario_for(meta);
+  shape.ops = cfg.explore.ops;
+  return shape;
+}
+
+void arm_crash(const RunConfig& cfg, const LockMeta& meta, const ExploreShape& shape) {
+  crash::arm(fmt::format("{}: CRASH", meta.name),
+             fmt::format("  replay: rwstress {} --replay ",
+                         replay_flags(meta, shape, cfg.explore.signals)));
+}
+
 std::string strategy_text(const RunConfig::Explore& x) {
   if (x.exhaustive) return fmt::format("exhaustive:preemptions={}", x.preemptions);
   if (x.pct) return fmt::format("pct:depth={}", x.depth);
@@ -396,7 +453,7 @@ int replays_matching(const RunConfig& cfg, const LockEntry& entry, const Explore
 void print_failure(const RunConfig& cfg, const ExploredSchedule& e, const ExploreShape& shape,
                    const Output& out) {
   for (const std::string& l : finding_lines(e, shape)) out.print("  " + l);
-  out.print(fmt::format("  the last steps of {} ({} preemption{}; a repeated step is one line):",
+  out.print(fmt::format("  the last steps of {} ({} preemption{}; repeats folded):",
                         e.schedule.trace.size(), e.schedule.preemptions,
                         e.schedule.preemptions == 1 ? "" : "s"));
   for (const std::string& l : trace_lines(e, shape, cfg.explore.trace_steps))
@@ -494,7 +551,7 @@ std::string decode_replay(const std::string& code, std::uint64_t* digest,
     const char* b = tok.data();
     const char* e = b + tok.size();
     auto [q, ec1] = std::from_chars(b, e, thread);
-    if (ec1 != std::errc() || thread < 0 || thread >= 64) return want;
+    if (ec1 != std::errc() || thread < 0 || thread >= 2 * ctl::kSignalChoice) return want;
     if (q != e) {
       if (*q != 'x') return want;
       auto [r, ec2] = std::from_chars(q + 1, e, times);
@@ -511,24 +568,17 @@ int run_explore(const RunConfig& cfg, const Output& out) {
   Verdict worst = Verdict::kPass;
   for (const LockMeta* meta : cfg.locks) {
     const LockEntry& entry = entry_of(*meta);
-    ExploreShape shape;
-    shape.scenario = cfg.scenario_for(*meta);
-    shape.ops = cfg.explore.ops;
-    crash::arm(fmt::format("{}: CRASH", meta->name),
-               fmt::format("  replay: rwstress {} --replay ",
-                           replay_flags(*meta, shape, cfg.explore.signals)));
+    const ExploreShape shape = shape_of(cfg, *meta);
+    arm_crash(cfg, *meta, shape);
     if (!cfg.explore.replay.empty()) return replay_one(cfg, *meta, entry, shape, out);
 
     out.print(fmt::format("rwstress explore: {} ({}), {}{}, at most {} schedules, seed {:#x}",
                           meta->name, shape_text(shape), strategy_text(cfg.explore),
-                          cfg.explore.signals ? ", fatal signals at spurious wake-ups" : "",
+                          cfg.explore.signals ? ", fatal signals (at spurious wake-ups and signal checks)" : "",
                           cfg.explore.schedules, cfg.seed));
     Search search;
     const auto start = Clock::now();
-    if (cfg.explore.exhaustive)
-      exhaust(cfg, entry, shape, search);
-    else
-      sample(cfg, entry, shape, search);
+    search_for(cfg, entry, shape, search);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const std::string speed =
         fmt::format("{} steps, {:.0f} steps/s", search.steps,
@@ -559,8 +609,7 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     std::vector<std::string> notes;
     const std::size_t first_steps = search.failure.schedule.trace.size();
     const int first_preempts = search.failure.schedule.preemptions;
-    if (cfg.explore.shrink && !cfg.explore.exhaustive && first_preempts > 0)
-      shrink(cfg, entry, shape, search, notes);
+    if (shrinks(cfg, search)) shrink(cfg, entry, shape, search, notes);
     out.print(fmt::format("{}: {} at schedule {} ({} steps, {} preemption{}; {}, {:.1f} s)",
                           meta->name, verdict_name(search.failure.verdict), search.found_at,
                           first_steps, first_preempts, first_preempts == 1 ? "" : "s", speed,
@@ -575,6 +624,53 @@ int run_explore(const RunConfig& cfg, const Output& out) {
                                         ctl::essential_choices(search.failure.schedule))));
   }
   return exit_code_of(worst);
+}
+
+std::string why_not_explorable(const LockMeta& meta) {
+  if (entry_of(meta).explore) return "";
+  if (!meta.plugin) return "a library's lock runs code the scheduler cannot stop at";
+  if (meta.kernel_layer)
+    return "build the kernel files with -DRWSTRESS_KERNEL_EXPLORE (rwstress kernel --explore "
+           "does), so that the layer's atomics and sleeps are scheduling points";
+  return "the plugin does not mark its scheduling points (include <rwstress/explore.h> and "
+         "declare RWSTRESS_LOCK_CONTROLLED)";
+}
+
+ExploreOutcome explore_quietly(const RunConfig& cfg, const LockMeta& meta) {
+  const LockEntry& entry = entry_of(meta);
+  const ExploreShape shape = shape_of(cfg, meta);
+  arm_crash(cfg, meta, shape);
+  Search search;
+  const auto start = Clock::now();
+  search_for(cfg, entry, shape, search);
+  ExploreOutcome o;
+  o.schedules = search.schedules;
+  o.complete = search.complete && !search.found;
+  o.complete_schedules = o.complete ? search.at_bound : 0;
+  if (search.found) {
+    o.verdict = search.failure.verdict;
+    o.found_at = search.found_at;
+    std::vector<std::string> notes;
+    if (shrinks(cfg, search)) shrink(cfg, entry, shape, search, notes);
+    const std::vector<std::string> lines = finding_lines(search.failure, shape);
+    if (!lines.empty()) o.finding = lines.front();
+    o.replay = fmt::format("{} --replay {}", replay_flags(meta, shape, cfg.explore.signals),
+                           encode_replay(search.failure.schedule.digest,
+                                         ctl::essential_choices(search.failure.schedule)));
+  }
+  o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return o;
+}
+
+std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const ExploreShape& shape,
+                                             int last) {
+  return trace_lines(e, shape, last);
+}
+
+std::string explore_command(const RunConfig& cfg, const LockMeta& meta) {
+  return fmt::format("{} --strategy {} --schedules {} --seed {:#x}",
+                     replay_flags(meta, shape_of(cfg, meta), cfg.explore.signals),
+                     strategy_text(cfg.explore), cfg.explore.schedules, cfg.seed);
 }
 
 }  // namespace rwstress

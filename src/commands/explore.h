@@ -12,9 +12,13 @@
 #include <vector>
 
 #include "config/run_config.h"
+#include "model/run_result.h"
 #include "report/reporter.h"
 
 namespace rwstress {
+
+struct ExploredSchedule;  // run/explore_run.h
+struct ExploreShape;
 
 // The most threads a controlled run takes (a decision keeps one bit each).
 inline constexpr int kExploreMaxThreads = 64;
@@ -36,5 +40,34 @@ std::string decode_replay(const std::string& code, std::uint64_t* digest,
 // Explores every lock of cfg.locks; returns the exit code of the worst
 // verdict (2 when a --replay code does not replay on this lock and shape).
 int run_explore(const RunConfig& cfg, const Output& out);
+
+// Why `meta` cannot be explored, as the end of a sentence; "" when it can.
+std::string why_not_explorable(const LockMeta& meta);
+
+// One search of one lock at cfg's shape and strategy, told as a row rather
+// than printed (validate's exploration stage): a failure is shrunk as
+// explore shrinks it and comes with its replay command.
+struct ExploreOutcome {
+  Verdict verdict = Verdict::kPass;
+  std::uint64_t schedules = 0;  // run
+  std::uint64_t found_at = 0;   // 1-based schedule of the first failure, 0: none
+  bool complete = false;        // exhaustive: every schedule within the bound ran
+  std::uint64_t complete_schedules = 0;  // the last bound's schedules, when complete
+  double seconds = 0;
+  std::string finding;  // a failure's first finding line
+  std::string replay;   // a failure's command after "rwstress ", with --replay CODE
+};
+ExploreOutcome explore_quietly(const RunConfig& cfg, const LockMeta& meta);
+
+// A failing schedule's last `last` trace groups as explore prints them (a
+// run of one step folded into a line with its count, a cycle of 2 to 4
+// steps repeated 3 times or more into its steps once and a count line),
+// after a header line.
+std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const ExploreShape& shape,
+                                             int last);
+
+// The explore command (after "rwstress ") that runs cfg's search of `meta`
+// again: the same schedules in the same order, the same first failure.
+std::string explore_command(const RunConfig& cfg, const LockMeta& meta);
 
 }  // namespace rwstress

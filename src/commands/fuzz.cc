@@ -29,6 +29,7 @@
 #include "platform/duration.h"
 #include "platform/interrupt.h"
 #include "platform/splitmix.h"
+#include "registry/registry.h"
 #include "report/report.h"
 
 namespace rwstress {
@@ -71,7 +72,8 @@ nlohmann::json campaign_identity(const RunConfig& cfg, int ncpus, const std::str
           {"locks", locks},
           {"trial_time", format_duration(cfg.fuzz.trial_time)},
           {"trials", cfg.fuzz.trials},
-          {"ncpus", ncpus}};
+          {"ncpus", ncpus},
+          {"explore_share", cfg.fuzz.explore_share}};
 }
 
 // The status line: in place on a terminal, a plain line every 30 s otherwise.
@@ -301,6 +303,46 @@ std::vector<std::vector<int>> fuzz_slots(const std::vector<int>& cpus, int jobs)
   return slots;
 }
 
+namespace {
+
+// A controlled trial: the lock's threads under explore's scheduler, a few
+// hundred schedules of a drawn strategy at a small shape (2 to 5 threads,
+// where PCT's bound is high), 1 to 3 operations each; for a kernel-compat
+// lock with killable entry points, fatal signals a third of the time.
+// Deterministic: its reruns fail every time, and its output has the
+// failing schedule's replay line.
+void draw_controlled(std::mt19937_64& rng, const LockMeta& meta, FuzzTrial& t) {
+  std::vector<std::string>& a = t.argv;
+  a.insert(a.end(), {"explore", "--lock", t.lock});
+  switch (meta.family) {
+    case Family::kRwlock: {
+      int readers = pick(rng, {0, 1, 1, 2, 2, 3});
+      int writers = pick(rng, {0, 1, 1, 2});
+      if (readers + writers < 2) writers = 2 - readers;
+      a.insert(a.end(), {"--readers", std::to_string(readers), "--writers", std::to_string(writers)});
+      break;
+    }
+    case Family::kMutex:
+      a.insert(a.end(), {"--threads", std::to_string(pick(rng, {2, 3, 3, 4}))});
+      break;
+    case Family::kSemaphore: {
+      const int threads = pick(rng, {2, 3, 3, 4});
+      a.insert(a.end(), {"--threads", std::to_string(threads), "--count",
+                         std::to_string(1 + int(rng() % std::uint64_t(threads - 1)))});
+      break;
+    }
+  }
+  a.insert(a.end(), {"--ops", std::to_string(pick(rng, {1, 2, 2, 3})), "--strategy",
+                     pick(rng, {std::string("random"), std::string("pct:depth=1"),
+                                std::string("pct:depth=2"), std::string("pct:depth=3"),
+                                std::string("pct:depth=3")}),
+                     "--schedules", pick(rng, {std::string("100"), std::string("300")})});
+  if (meta.kernel_layer && meta.caps.killable && rng() % 3 == 0) a.push_back("--signals");
+  a.insert(a.end(), {"--seed", fmt::format("{:#x}", t.seed)});
+}
+
+}  // namespace
+
 FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std::vector<int>& slot) {
   FuzzTrial t;
   t.index = k;
@@ -311,6 +353,14 @@ FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std
   for (const std::string& p : cfg.plugins) a.insert(a.end(), {"--plugin", p});
   const LockMeta& meta = *cfg.locks[rng() % cfg.locks.size()];
   t.lock = std::string(meta.name);
+  // An explorable lock's trial is a controlled one at the campaign's share,
+  // drawn from a stream of its own: the timed trials stay as they were.
+  std::mt19937_64 side(splitmix64(t.seed ^ 0x636f6e74726f6cULL));
+  if (entry_of(meta).explore &&
+      std::uniform_real_distribution<double>(0, 1)(side) < cfg.fuzz.explore_share) {
+    draw_controlled(side, meta, t);
+    return t;
+  }
   a.insert(a.end(), {"--lock", t.lock});
   // A hand-off rwlock's promise is about a writer waiting among readers
   // that keep the lock busy: half its trials have overlapping readers (at

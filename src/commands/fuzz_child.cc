@@ -73,6 +73,23 @@ void parse_trial_output(const std::string& text, TrialOutcome& o) {
       if (o.first.size() < 3) o.first.push_back(line.substr(4));
       continue;
     }
+    // A controlled trial's (rwstress explore) findings: "  writer-exclusion
+    // (thread 2): ..." and "  deadlock: every unfinished thread is blocked".
+    if (line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') {
+      bool found = false;
+      for (int k = 0; k < kViolationKindCount && !found; ++k) {
+        const std::string kind = violation_kind_name(ViolationKind(k));
+        if (line.compare(2, kind.size() + 2, kind + " (") != 0) continue;
+        found = true;
+        if (std::find(o.kinds.begin(), o.kinds.end(), kind) == o.kinds.end()) o.kinds.push_back(kind);
+      }
+      for (const char* what : {"deadlock: ", "livelock: "})
+        found = found || line.rfind(std::string("  ") + what, 0) == 0;
+      if (found) {
+        if (o.first.size() < 3) o.first.push_back(line.substr(2));
+        continue;
+      }
+    }
     // "  !   [writer-exclusion] thread 4: ..."
     const std::size_t open = line.find("!   [");
     if (open == std::string::npos) continue;

@@ -103,6 +103,15 @@ std::vector<Argv> shrink_candidates(const Argv& a) {
   if (std::size_t at = value_at(a, "--killable-every"); at) out.push_back(without(a, at - 1, 2));
   if (std::size_t at = value_at(a, "--placement"); at && a[at] != "compact")
     out.push_back(without(a, at - 1, 2));
+  // A controlled trial's: fewer operations, a shallower PCT, no signals.
+  if (const long long ops = number_of(a, "--ops"); ops > 1)
+    out.push_back(with_value(a, value_at(a, "--ops"), std::to_string(ops - 1)));
+  if (std::size_t at = value_at(a, "--strategy"); at && a[at].rfind("pct:depth=", 0) == 0) {
+    const int depth = a[at].back() - '0';
+    if (depth > 1 && a[at].size() == 11) out.push_back(with_value(a, at, fmt::format("pct:depth={}", depth - 1)));
+  }
+  for (std::size_t i = 1; i < a.size(); ++i)
+    if (a[i] == "--signals") out.push_back(without(a, i, 1));
   return out;
 }
 

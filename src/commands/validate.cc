@@ -1,9 +1,11 @@
 #include "commands/validate.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "commands/explore.h"
 #include "commands/isolated.h"
 #include "commands/suite.h"
 #include "injectors/inject_spec.h"
@@ -195,6 +197,128 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
   return b;
 }
 
+std::vector<ExploreScenario> explore_battery(const LockMeta& meta) {
+  std::vector<ExploreScenario> b;
+  auto add = [&b, &meta](int readers, int writers, int count, std::string strategy,
+                         bool signals) {
+    const std::string who = meta.family == Family::kRwlock ? fmt::format("{}R+{}W", readers, writers)
+                            : count > 0 ? fmt::format("{}T count {}", writers, count)
+                                        : fmt::format("{}T", writers);
+    b.push_back({fmt::format("{}{} {}", strategy, signals ? " signals" : "", who), readers,
+                 writers, count, std::move(strategy), signals});
+  };
+  // A kernel-compat lock's killable and interruptible sleeps: the
+  // bail-out paths, under fatal signals (spurious wake-ups, signal checks).
+  const bool killable = meta.kernel_layer && meta.caps.killable;
+  const std::string exhaustive = "exhaustive:preemptions=2";
+  switch (meta.family) {
+    case Family::kRwlock:
+      for (const auto& [r, w] : {std::pair{2, 1}, std::pair{1, 2}})
+        for (int d = 1; d <= 3; ++d) add(r, w, 0, fmt::format("pct:depth={}", d), false);
+      add(1, 1, 0, exhaustive, false);
+      if (killable) add(2, 2, 0, "random", true);
+      break;
+    case Family::kSemaphore:
+      for (int count : {1, 2})
+        for (int d = 1; d <= 3; ++d) add(0, 3, count, fmt::format("pct:depth={}", d), false);
+      add(0, 2, 1, exhaustive, false);
+      if (killable) add(0, 3, 1, "random", true);
+      break;
+    case Family::kMutex:
+      for (int d = 1; d <= 3; ++d) add(0, 3, 0, fmt::format("pct:depth={}", d), false);
+      add(0, 2, 0, exhaustive, false);
+      if (killable) add(0, 3, 0, "random", true);
+      break;
+  }
+  return b;
+}
+
+namespace {
+
+// An explore search's outcome through a child's pipe: one field a line,
+// the two texts last (a finding has no newline; a replay command neither).
+std::string to_text(const ExploreOutcome& o) {
+  return fmt::format("{}\n{}\n{}\n{}\n{}\n{}\n{}\n{}\n", int(o.verdict), o.schedules,
+                     o.found_at, int(o.complete), o.complete_schedules, o.seconds, o.finding,
+                     o.replay);
+}
+bool from_text(const std::string& text, ExploreOutcome* o) {
+  std::istringstream in(text);
+  int verdict = 0, complete = 0;
+  if (!(in >> verdict >> o->schedules >> o->found_at >> complete >> o->complete_schedules >>
+        o->seconds) ||
+      verdict < 0 || verdict >= kVerdictCount)
+    return false;
+  o->verdict = Verdict(verdict);
+  o->complete = complete != 0;
+  in.ignore(1);
+  return bool(std::getline(in, o->finding)) && bool(std::getline(in, o->replay));
+}
+
+struct StageResult {
+  int runs = 0;
+  int exhaustive = 0;  // exhaustive searches run
+  int complete = 0;    // ... and complete
+  std::vector<std::string> failed;  // "  name: replay command"
+  Verdict worst = Verdict::kPass;
+  bool error = false;  // a run of the stage could not be set up (said in one line)
+};
+
+// The exploration stage of one lock: each run in a child process (a lock
+// that crashes under a schedule takes only the child; its handler prints
+// the schedule's replay line first).
+StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Output& out) {
+  StageResult r;
+  const std::vector<ExploreScenario> battery = explore_battery(meta);
+  out.print(fmt::format("{:<36} {:<8} {:>8} {:>14}", "EXPLORATION", "VERDICT", "SECONDS",
+                        "SCHEDULES"));
+  for (const ExploreScenario& x : battery) {
+    RunConfig cfg = base;
+    cfg.lock_spec = std::string(meta.name);
+    cfg.locks = {&meta};
+    cfg.readers = x.readers;
+    cfg.writers = x.writers;
+    cfg.threads = x.writers;
+    if (x.count > 0) cfg.count = x.count;
+    cfg.injection.specs.clear();
+    cfg.tuning.spin_limit = kExploreSpinLimit;
+    cfg.explore = RunConfig::Explore{};
+    if (std::string err = parse_explore_strategy(x.strategy, &cfg.explore); !err.empty()) {
+      out.error(fmt::format("validate: exploration '{}': {}", x.name, err));  // test_cli checks
+      r.error = true;
+      return r;
+    }
+    // An exhaustive search that completes is a proof for its shape: it
+    // gets five times the budget (a few seconds at most).
+    cfg.explore.schedules = base.validate_explore_schedules * (cfg.explore.exhaustive ? 5 : 1);
+    r.exhaustive += cfg.explore.exhaustive;
+    cfg.explore.signals = x.signals;
+    const ChildEnd end = run_in_child(
+        [&] { return to_text(explore_quietly(cfg, meta)); }, std::chrono::seconds(600));
+    ExploreOutcome o;
+    if (!end.forked || !end.answered || !from_text(end.text, &o)) {
+      o = ExploreOutcome{};
+      o.verdict = end.forked ? lost_child_verdict(end) : Verdict::kCrash;
+      o.seconds = end.seconds;
+    }
+    ++r.runs;
+    r.complete += o.complete;
+    r.worst = worse(r.worst, o.verdict);
+    const std::string schedules =
+        o.complete ? fmt::format("complete {}", o.complete_schedules)
+        : o.found_at > 0 ? fmt::format("at {}", o.found_at)
+                         : fmt::format("{}", o.schedules);
+    out.print(fmt::format("{:<36} {:<8} {:>8.2f} {:>14}{}", x.name, verdict_name(o.verdict),
+                          o.seconds, schedules, o.finding.empty() ? "" : "  " + o.finding));
+    if (o.verdict != Verdict::kPass)
+      r.failed.push_back(fmt::format("  {}: rwstress {}", x.name,
+                                     o.replay.empty() ? explore_command(cfg, meta) : o.replay));
+  }
+  return r;
+}
+
+}  // namespace
+
 int run_validate(const RunConfig& base, const Topology& topology, const Output& out) {
   const std::vector<int> cpus = base.chosen_cpus(topology);  // TopologyError: the caller's
   RunConfig scatter = base;
@@ -293,11 +417,33 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
       }
     }
     out.print("");
-    if (failed.empty()) {
-      out.print(fmt::format("validate {}: all {} scenarios PASS", meta->name, battery.size()));
+    // The exploration stage, where the scheduler sees inside the lock.
+    const std::size_t timed = failed.size();  // the timed scenarios that did not PASS
+    std::string explored;
+    if (!base.validate_explore) {
+      explored = "exploration off (--no-explore)";
+    } else if (const std::string why = why_not_explorable(*meta); !why.empty()) {
+      explored = "exploration not run: " + why;
     } else {
-      out.print(fmt::format("validate {}: {} of {} scenarios did not PASS ({}); replay each with:",
-                            meta->name, failed.size(), battery.size(), first_caught));
+      const StageResult x = explore_stage(base, *meta, out);
+      if (x.error) return 2;
+      out.print("");
+      worst = worse(worst, x.worst);
+      explored = x.failed.empty()
+                     ? fmt::format("exploration: all {} runs PASS (exhaustive: {} of {} "
+                                   "complete)",
+                                   x.runs, x.complete, x.exhaustive)
+                     : fmt::format("exploration: {} of {} runs did not PASS", x.failed.size(),
+                                   x.runs);
+      for (const std::string& f : x.failed) failed.push_back(f);
+    }
+    if (failed.empty()) {
+      out.print(fmt::format("validate {}: all {} scenarios PASS; {}", meta->name, battery.size(),
+                            explored));
+    } else {
+      out.print(fmt::format("validate {}: {} of {} scenarios did not PASS{}; {}; replay each with:",
+                            meta->name, timed, battery.size(),
+                            first_caught.empty() ? "" : " (" + first_caught + ")", explored));
       for (const std::string& f : failed) out.print(f);
     }
     out.print("");

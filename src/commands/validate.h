@@ -4,7 +4,9 @@
 // counts, oversubscription, one CPU and scattered placement, and the
 // injection schedules that open the narrow windows), each run in a child
 // process within a time budget; a row per scenario, a final verdict, and
-// the replay line of every scenario that did not PASS (docs/plugins.md).
+// the replay line of every scenario that did not PASS (docs/plugins.md);
+// then, for a lock the controlled scheduler sees inside, an exploration
+// stage whose failures come with step-for-step replay lines.
 #pragma once
 
 #include <chrono>
@@ -42,8 +44,25 @@ struct ValidateScenario {
 // The battery for a lock of family `f` on `ncpus` CPUs.
 std::vector<ValidateScenario> validate_battery(Family f, int ncpus);
 
+// The exploration stage's runs (rwstress explore under the controlled
+// scheduler, docs/explore.md) for an explorable lock: PCT at depths 1 to 3
+// over the family's smallest contended shapes, every schedule with at most
+// 2 preemptions at 2 threads, and for a kernel-compat lock with killable
+// entry points random schedules where spurious wake-ups are fatal signals.
+struct ExploreScenario {
+  std::string name;  // "pct:depth=2 2R+1W"
+  int readers = 0;   // rwlocks
+  int writers = 0;   // rwlock writers, or the threads of a mutex or a semaphore
+  int count = 0;     // semaphores
+  std::string strategy;  // explore --strategy
+  bool signals = false;  // explore --signals
+};
+std::vector<ExploreScenario> explore_battery(const LockMeta& meta);
+
 // Runs the battery for every lock of cfg.locks within cfg.validate_time
-// (shared out evenly, at least kValidateMinRun a scenario). Returns the exit
+// (shared out evenly, at least kValidateMinRun a scenario), then, unless
+// cfg.validate_explore is off, the exploration stage of each explorable
+// lock (cfg.validate_explore_schedules schedules a run). Returns the exit
 // code of the worst verdict.
 inline constexpr std::chrono::milliseconds kValidateMinRun{200};
 int run_validate(const RunConfig& cfg, const Topology& topology, const Output& out);

@@ -66,6 +66,8 @@ struct RunConfig {
   bool sweep_oversubscribe = false;  // sweep --beyond oversubscribe
   std::string suite;                       // rwstress suite NAME
   std::chrono::nanoseconds validate_time = std::chrono::minutes(2);  // validate --time
+  bool validate_explore = true;                   // validate --no-explore turns it off
+  std::uint64_t validate_explore_schedules = 1000;  // validate --explore-schedules: per run
   // rwstress fuzz (src/commands/fuzz.h, docs/fuzzing.md).
   struct Fuzz {
     std::chrono::nanoseconds time = std::chrono::minutes(10);  // --time: the campaign's budget
@@ -82,6 +84,9 @@ struct RunConfig {
     std::chrono::nanoseconds shrink_time = std::chrono::minutes(1);  // --shrink-time, per finding
     std::uint64_t trial_memory = 0;        // --trial-memory: RLIMIT_AS bytes; 0: none
     std::uint64_t trial_cpu = 0;           // --trial-cpu: RLIMIT_CPU seconds; 0: none
+    // --explore-share: the share of an explorable lock's trials drawn as
+    // controlled ones (rwstress explore, a few hundred schedules).
+    double explore_share = 0.25;
     std::vector<std::string> argv;         // the campaign's own command line (for --resume)
   } fuzz;
   // rwstress kernel (src/commands/kernel.h, docs/plugins.md).

@@ -34,6 +34,9 @@ struct Run {
     spurious.assign(std::size_t(n), false);
     woke_spuriously.assign(std::size_t(n), false);
     gone.assign(std::size_t(n), false);
+    checking.assign(std::size_t(n), false);
+    signal_now.assign(std::size_t(n), false);
+    signal_left = o.signals ? o.signal_checks : 0;
     times_away.assign(std::size_t(n), 0);
     spurious_left = o.spurious_wakes;
     at.assign(std::size_t(n), "start");
@@ -78,6 +81,10 @@ struct Run {
   std::vector<bool> gone;             // set_away(): away now
   std::vector<int> times_away;        // set_away(true) calls
   int spurious_left = 0;
+  std::vector<bool> checking;    // at a signal check (signal_check())
+  std::vector<bool> signal_now;  // a signal arrives as it goes on from there
+  int signal_left = 0;
+  bool signalled = false;        // the last choose() delivered one: recorded with the thread
   std::vector<const char*> at;  // where each thread last stopped
   std::vector<int> priority;    // PCT
   std::vector<std::uint64_t> change_at;  // PCT: steps whose runner drops; kBounded: may switch
@@ -118,9 +125,25 @@ struct Run {
     wake_timed_out();
   }
 
+  // The last choose()'s pick as the schedule records it.
+  int code(int next) const { return next + (signalled ? kSignalChoice : 0); }
+
   // Picks who runs the next step, or -1 (nobody can, or a replay diverged:
-  // `schedule.outcome` says which). Under the mutex.
+  // `schedule.outcome` says which); a thread at a signal check may get a
+  // signal with it (code()). Under the mutex.
   int choose(int me) {
+    signalled = false;
+    const int next = choose_thread(me);
+    const bool sampling = options.replay.empty() && options.strategy != Strategy::kFirst;
+    if (next >= 0 && sampling && signal_left > 0 && checking[std::size_t(next)] &&
+        rng() % 4 == 0) {
+      --signal_left;
+      signal_now[std::size_t(next)] = signalled = true;
+    }
+    return next;
+  }
+
+  int choose_thread(int me) {
     wake_timed_out();
     ready.clear();
     moving.clear();
@@ -157,13 +180,16 @@ struct Run {
     const std::size_t step = schedule.choices.size();
     if (!options.replay.empty() || options.strategy == Strategy::kFirst) {
       if (step >= options.replay.size()) return me_in_pool ? me : pool.front();
-      const int want = options.replay[step];
-      if (want >= 0 && want < n && state[std::size_t(want)] == State::kBlocked)
+      const int want = chosen_thread(options.replay[step]);
+      const bool signal = options.replay[step] >= kSignalChoice;
+      if (!signal && want >= 0 && want < n && state[std::size_t(want)] == State::kBlocked)
         return wake_spuriously(want);  // the recording woke it for no reason here
-      if (std::find(ready.begin(), ready.end(), want) == ready.end()) {
+      if (std::find(ready.begin(), ready.end(), want) == ready.end() ||
+          (signal && !checking[std::size_t(want)])) {
         schedule.outcome = Outcome::kReplayDiverged;
         return -1;
       }
+      if (signal) signal_now[std::size_t(want)] = signalled = true;
       return want;
     }
     if (spurious_left > 0 && rng() % 16 == 0) {
@@ -227,7 +253,7 @@ struct Run {
   // of `me` again; parks for good once the schedule is stopped.
   void pass_and_wait(std::unique_lock<std::mutex>& lock, int me, int next) {
     current = next;
-    schedule.choices.push_back(next);
+    schedule.choices.push_back(code(next));
     cv.notify_all();
     cv.wait(lock, [&] { return stopped || current == me; });
     while (stopped) cv.wait(lock);  // parked: never runs again
@@ -261,12 +287,13 @@ struct Run {
     if (next != me && state[std::size_t(me)] == State::kRunnable && !spinning[std::size_t(me)])
       ++schedule.preemptions;
     if (next != me) pass_and_wait(lock, me, next);
-    else schedule.choices.push_back(me);
+    else schedule.choices.push_back(code(me));
     if (spurious[std::size_t(me)]) {
       spurious[std::size_t(me)] = false;
       woke_spuriously[std::size_t(me)] = true;
       what = "woken spuriously";
     }
+    if (signal_now[std::size_t(me)]) what = "a signal arrives";
     const std::size_t index = schedule.trace.size();
     schedule.trace.push_back({me, what, word});
     schedule.digest = (schedule.digest ^ std::hash<std::string_view>{}(what)) * 0x100000001b3ULL +
@@ -378,6 +405,20 @@ void point(const char* what) {
   std::unique_lock lock(r->mutex);
   r->moved();  // someone may have changed something: spinners look again
   r->step(lock, tl_index, what);
+}
+
+bool signal_check(const char* what) {
+  Run* r = tl_run;
+  if (!r) return false;
+  std::unique_lock lock(r->mutex);
+  const std::size_t u = std::size_t(tl_index);
+  r->moved();
+  r->checking[u] = true;
+  r->step(lock, tl_index, what);
+  r->checking[u] = false;
+  const bool arrived = r->signal_now[u];
+  r->signal_now[u] = false;
+  return arrived;
 }
 
 void spin(const char* what) {
@@ -528,7 +569,7 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
         return;
       }
       r->current = next;
-      r->schedule.choices.push_back(next);
+      r->schedule.choices.push_back(r->code(next));
       r->cv.notify_all();
       // Exits (its thread-local destructors run) only once the schedule
       // has ended: what they free or give back (a kernel task, its CPU
@@ -542,7 +583,7 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
     std::unique_lock lock(r->mutex);
     const int first = r->choose(-1);
     r->current = first;
-    r->schedule.choices.push_back(first);
+    r->schedule.choices.push_back(r->code(first));
     r->cv.notify_all();
     r->cv.wait(lock, [&] { return r->ended; });
     result = r->schedule;

@@ -55,8 +55,13 @@ struct Options {
   int spurious_wakes = 0;
   // Fatal signals: a spurious wake-up of a killable or interruptible sleep
   // in the kernel-compat layer delivers a fatal signal too (the layer's
-  // acquisitions are then killable one time in two: registry/kernel_host.cc).
+  // acquisitions are then killable one time in two: registry/kernel_host.cc),
+  // and at a signal check (signal_check(), the layer's
+  // signal_pending_state() of such a sleep) random, pct and bounded
+  // schedules may choose that a signal arrives: up to signal_checks a
+  // schedule, one time in four at a check.
   bool signals = false;
+  int signal_checks = 2;
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
   // Every runnable thread spinning, this many steps in a row with no write
   // by anyone (a spinner's own loads do not count): a livelock, said early.
@@ -65,8 +70,14 @@ struct Options {
   // (now_ns) advances by this much per step, so timeouts are reached by
   // steps, and a timed wait whose deadline passes is woken as timed out.
   std::uint64_t step_ns = 1000;
-  std::vector<int> replay;         // thread chosen at each step; empty: the strategy's
+  // The choice at each step: the thread, plus kSignalChoice where a signal
+  // arrived at its check; empty: the strategy's.
+  std::vector<int> replay;
 };
+
+// A choice that also delivered a signal at the chosen thread's check.
+inline constexpr int kSignalChoice = 64;
+inline int chosen_thread(int choice) { return choice % kSignalChoice; }
 
 enum class Outcome : std::uint8_t {
   kDone,            // every body returned
@@ -180,6 +191,11 @@ bool signals();
 bool woke_spuriously();
 // A step that may have changed shared state: spinners may look again.
 void point(const char* what);
+// A point where a signal may arrive (a killable or interruptible sleep's
+// signal check): with Options::signals, the scheduler may choose that one
+// does as it picks the thread to go on (the choice is recorded with the
+// thread, kSignalChoice, and replayed); 1 when it did.
+bool signal_check(const char* what);
 // One busy-wait turn: the spinner runs again only when nobody else can.
 void spin(const char* what);
 // An atomic access about to happen on `word`: the step is recorded; the

@@ -65,9 +65,16 @@ void op_end() {
   if (ctl::active()) kernel_op_end();
 }
 
+// Only a run with --signals makes the check a point: without it the
+// schedules are what they were before the check existed.
+int signal_check(const char* what) {
+  if (!ctl::active() || !ctl::signals()) return 0;
+  return ctl::signal_check(what) ? 1 : 0;
+}
+
 const rwstress_explore_host kHost = {
     RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, host_futex_wait,
-    host_futex_wake, now_ns, op_end,
+    host_futex_wake, now_ns, op_end, signal_check,
 };
 
 }  // namespace

@@ -129,6 +129,12 @@ static inline void __rwsk_soft_lockup_check(const char *file, int line) {
 #define __fatal_signal_pending(p) signal_pending(p)
 static inline int __rwsk_signal_pending_state(unsigned int state, struct task_struct *p) {
   if (!(state & (TASK_INTERRUPTIBLE | TASK_WAKEKILL))) return 0;
+#ifdef RWSTRESS_KERNEL_EXPLORE
+  /* explore --signals: the scheduler may choose that the signal arrives
+   * just before this check (the timed runs' signal@after-enqueue). */
+  if (p == current && rwstress_explore_signal_check("signal_pending_state"))
+    __atomic_store_n(&p->sigpending, 1, __ATOMIC_RELEASE);
+#endif
   if (!signal_pending(p)) return 0;
   return (state & TASK_INTERRUPTIBLE) || __fatal_signal_pending(p);
 }
