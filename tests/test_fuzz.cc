@@ -201,7 +201,7 @@ BOOST_AUTO_TEST_CASE(dry_run_prints_the_same_trials_for_the_same_seed) {
 BOOST_AUTO_TEST_CASE(a_busted_lock_is_a_finding_with_a_shrunk_reproducer_that_fails_again) {
   ScratchDir dir;
   ProcessResult r = run_rwstress("fuzz --trials 10 --seed 1 --lock busted-racy-tas --trial-time 200ms"
-                                 " --explore-share 0 --reproduce 3 --shrink-time 20s --out " +
+                                 " --explore-share 0 --reproduce 5 --shrink-time 20s --out " +
                                  dir.path.string() +
                                  " --json " + (dir / "summary.json") + " --junit " + (dir / "junit.xml"));
   BOOST_TEST(r.exit_code == 1, r.out + r.err);
@@ -214,7 +214,7 @@ BOOST_AUTO_TEST_CASE(a_busted_lock_is_a_finding_with_a_shrunk_reproducer_that_fa
   const std::vector<std::string> checks = lines_of(dir.path / "findings.jsonl");
   BOOST_REQUIRE(checks.size() == 1u);
   const FindingCheck c = check_from_json(nlohmann::json::parse(checks[0]));
-  BOOST_TEST(c.runs == 3);
+  BOOST_TEST(c.runs == 5);
   BOOST_TEST(c.reproduced >= 1);
   BOOST_TEST(!c.shrunk.empty());
   BOOST_TEST(shell_command(c.shrunk).find("--inject") == std::string::npos, shell_command(c.shrunk));
