@@ -423,6 +423,14 @@ ExploreShape shape_of(const RunConfig& cfg, const LockMeta& meta) {
   return shape;
 }
 
+// The command (after "rwstress ") that replays a failing schedule.
+std::string replay_command(const RunConfig& cfg, const LockMeta& meta, const ExploreShape& shape,
+                           const ExploredSchedule& failure) {
+  return fmt::format("{} --replay {}", replay_flags(meta, shape, cfg.explore.signals),
+                     encode_replay(failure.schedule.digest,
+                                   ctl::essential_choices(failure.schedule)));
+}
+
 void arm_crash(const RunConfig& cfg, const LockMeta& meta, const ExploreShape& shape) {
   crash::arm(fmt::format("{}: CRASH", meta.name),
              fmt::format("  replay: rwstress {} --replay ",
@@ -619,9 +627,7 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     const int same = replays_matching(cfg, entry, shape, search.failure, cfg.explore.replays);
     out.print(fmt::format("  replayed {} times: {} the same step for step (digest {:016x})",
                           cfg.explore.replays, same, search.failure.schedule.digest));
-    out.print(fmt::format("  replay: rwstress {} --replay {}", replay_flags(*meta, shape, cfg.explore.signals),
-                          encode_replay(search.failure.schedule.digest,
-                                        ctl::essential_choices(search.failure.schedule))));
+    out.print("  replay: rwstress " + replay_command(cfg, *meta, shape, search.failure));
   }
   return exit_code_of(worst);
 }
@@ -654,9 +660,7 @@ ExploreOutcome explore_quietly(const RunConfig& cfg, const LockMeta& meta) {
     if (shrinks(cfg, search)) shrink(cfg, entry, shape, search, notes);
     const std::vector<std::string> lines = finding_lines(search.failure, shape);
     if (!lines.empty()) o.finding = lines.front();
-    o.replay = fmt::format("{} --replay {}", replay_flags(meta, shape, cfg.explore.signals),
-                           encode_replay(search.failure.schedule.digest,
-                                         ctl::essential_choices(search.failure.schedule)));
+    o.replay = replay_command(cfg, meta, shape, search.failure);
   }
   o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return o;
