@@ -32,13 +32,20 @@
 #define EXAMPLE_NAME(n) n
 #endif
 
-/* A load, a store and an atomic read-modify-write, each a scheduling point. */
-#define LOAD(p) RWSTRESS_ACCESS(p, "load", __atomic_load_n(p, __ATOMIC_ACQUIRE))
-#define STORE(p, v) RWSTRESS_ACCESS_VOID(p, "store", __atomic_store_n(p, v, __ATOMIC_RELEASE))
-#define FETCH_ADD(p, v) RWSTRESS_ACCESS(p, "fetch_add", __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL))
-#define XCHG(p, v) RWSTRESS_ACCESS(p, "xchg", __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL))
+/* A load, a store and an atomic read-modify-write, each a scheduling point
+ * that tells explore's memory model (--memory c11) its order. */
+#define LOAD(p) \
+  RWSTRESS_ACCESS_ORDERED(p, "load", RWSTRESS_MODEL_LOAD, 2, __atomic_load_n(p, __ATOMIC_ACQUIRE))
+#define STORE(p, v)                                                     \
+  RWSTRESS_ACCESS_ORDERED_VOID(p, "store", RWSTRESS_MODEL_STORE, 3, \
+                               __atomic_store_n(p, v, __ATOMIC_RELEASE))
+#define FETCH_ADD(p, v)                                                  \
+  RWSTRESS_ACCESS_ORDERED(p, "fetch_add", RWSTRESS_MODEL_RMW, 4,        \
+                          __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL))
+#define XCHG(p, v) \
+  RWSTRESS_ACCESS_ORDERED(p, "xchg", RWSTRESS_MODEL_RMW, 4, __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL))
 #define CMPXCHG(p, old, new)                                                              \
-  RWSTRESS_ACCESS(p, "cmpxchg", ({                                                       \
+  RWSTRESS_ACCESS_ORDERED(p, "cmpxchg", RWSTRESS_MODEL_RMW, 4, ({                        \
     unsigned expected_ = (old);                                                          \
     __atomic_compare_exchange_n(p, &expected_, new, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE); \
     expected_;                                                                           \

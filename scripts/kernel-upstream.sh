@@ -106,7 +106,8 @@ check_tree() {
 
 # The same files built with the layer's scheduling points
 # (-DRWSTRESS_KERNEL_EXPLORE), each lock explored: 300 PCT schedules at 3
-# threads must PASS (docs/explore.md).
+# threads must PASS, the memory model's ordering check included
+# (docs/explore.md).
 explore_tree() {
   local tree=$1 name locking
   shift
@@ -137,14 +138,15 @@ explore_tree() {
     set -- $run
     local so=$1 lock=$2
     shift 2
-    if ! "$bin" --plugin "$out/x-$so.so" explore --lock "$lock" "$@" --schedules 300 >"$out/explore.out" 2>&1; then
+    if ! "$bin" --plugin "$out/x-$so.so" explore --lock "$lock" "$@" --schedules 300 --memory c11 \
+      >"$out/explore.out" 2>&1; then
       tail -30 "$out/explore.out"
       echo "kernel-upstream: $name: explore did not pass $lock"
       failed=1
       return
     fi
   done
-  echo "kernel-upstream: $name: the explore builds of the same files passed 300 PCT schedules each"
+  echo "kernel-upstream: $name: the explore builds of the same files passed 300 PCT schedules each, under the memory model (--memory c11)"
 }
 
 # The patch that plants a bug: DIR/b/FILE (the planted copy) against
@@ -264,6 +266,34 @@ check_command() {
     echo "kernel-upstream: rwstress kernel --explore gave semaphore.c with a lost wake-up put back exit $rc, not 3 (HANG) with the sleeper named"
     failed=1
   fi
+  # Missing ACQUIREs put back (explore's memory model, --memory c11, which
+  # rwstress kernel --explore runs; x86 never shows them): rwsem.c's reader
+  # sleep loop reading waiter.task with READ_ONCE (fixed in 2019 by
+  # "locking/rwsem: Add missing ACQUIRE to read_slowpath sleep loop"), and
+  # qrwlock.c's write slow path taking the lock with a relaxed cmpxchg. Each
+  # is an ordering FAIL.
+  local plant
+  mkdir -p "$out/pq/a/kernel/locking" "$out/pq/b/kernel/locking"
+  cp "$tree/kernel/locking/qrwlock.c" "$out/pq/a/kernel/locking/"
+  sed 's/^\t\tif (!smp_load_acquire(&waiter.task)) {$/\t\tif (!READ_ONCE(waiter.task)) {/' \
+    "$tree/kernel/locking/rwsem.c" >"$out/pt/b/kernel/locking/rwsem.c"
+  planted "$out/pt" kernel/locking/rwsem.c "$out/acquire.patch" "rwsem.c's reader sleep loop" \
+    "$tree" || return
+  sed 's/^\t} while (!atomic_try_cmpxchg_acquire(&lock->cnts, &cnts, _QW_LOCKED));$/\t} while (!atomic_try_cmpxchg_relaxed(\&lock->cnts, \&cnts, _QW_LOCKED));/' \
+    "$tree/kernel/locking/qrwlock.c" >"$out/pq/b/kernel/locking/qrwlock.c"
+  planted "$out/pq" kernel/locking/qrwlock.c "$out/qrw.patch" "qrwlock.c's write slow path" \
+    "$tree" || return
+  for plant in "rwsem $out/acquire.patch" "qrwlock $out/qrw.patch"; do
+    set -- $plant
+    rc=0
+    "$bin" kernel --files "$1" --explore --no-validate --explore-schedules 500 --cache "$kc" \
+      --source "$tree" --patch "$2" >"$out/kernel.out" 2>&1 || rc=$?
+    if [ $rc != 1 ] || ! grep -q "^  ordering (thread" "$out/kernel.out"; then
+      tail -30 "$out/kernel.out"
+      echo "kernel-upstream: rwstress kernel --explore gave $1 with a missing ACQUIRE put back exit $rc, not 1 with an ordering failure"
+      failed=1
+    fi
+  done
   # The 5.18 shape: rwsem.c's out_nolock no longer wakes the waiters behind
   # a killed first waiter. validate's timed runs have not caught it; explore
   # with fatal signals (spurious wake-ups, signal checks) does (a HANG).
@@ -281,7 +311,7 @@ check_command() {
   fi
   ln -sfn "$cache" "$kc/src"
   expect 0 "--version $series from the cache" --version "$series" || return
-  echo "kernel-upstream: rwstress kernel on $(basename "$tree"): PASS as shipped, cached on a rerun, FAIL with a bug put back, STARVED with readers stealing past HANDOFF, a broken interrupted path caught by inject signal, a lost wake-up and an out_nolock without its wake-up found by --explore, 125 when it does not build"
+  echo "kernel-upstream: rwstress kernel on $(basename "$tree"): PASS as shipped, cached on a rerun, FAIL with a bug put back, STARVED with readers stealing past HANDOFF, a broken interrupted path caught by inject signal, a lost wake-up, an out_nolock without its wake-up and two missing ACQUIREs found by --explore, 125 when it does not build"
 }
 
 if [ -n "${RWSTRESS_LINUX_SRC:-}" ]; then

@@ -166,7 +166,8 @@ BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
 // (<rwstress/explore.h>, examples/explore_locks.c) and a kernel-style lock
 // built with the layer's points (-DRWSTRESS_KERNEL_EXPLORE) pass; their
 // broken twins are found, and the printed replay line (which loads the
-// plugin) replays the schedule step for step in a new process; a plugin
+// plugin) replays the schedule step for step in a new process; under the
+// memory model (--memory c11) the correct ones pass too; a plugin
 // without points is refused in one line that says how to make it
 // explorable; and the explore build runs as an ordinary plugin too.
 BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
@@ -179,7 +180,8 @@ BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
   for (const Case& c : {Case{"explore_locks", "explore-ticket", "--threads 3"},
                         Case{"explore_locks", "explore-futex", "--threads 3"},
                         Case{"kernel_semaphore_explore", "kernel-semaphore", "--threads 3 --count 1"}})
-    for (const char* strategy : {"pct:depth=3", "exhaustive:preemptions=1", "random"}) {
+    for (const char* strategy :
+         {"pct:depth=3", "exhaustive:preemptions=1", "random", "pct:depth=3 --memory c11"}) {
       ProcessResult r = run_rwstress("--plugin " + plugin(c.so) + " explore --lock " + c.lock + " " +
                                      c.shape + " --schedules 300 --strategy " + strategy);
       BOOST_TEST(r.exit_code == 0, c.lock << " " << strategy << ": " << r.out << r.err);
@@ -543,5 +545,24 @@ BOOST_AUTO_TEST_CASE(validate_refuses_bad_input) {
   }
 }
 
+// validate's exploration stage runs under the memory model: a missing
+// RELEASE no timed run can show (x86) fails every exploration run, with
+// replay lines that carry --memory c11 and reproduce it.
+BOOST_AUTO_TEST_CASE(validate_explores_under_the_memory_model) {
+  ProcessResult r = run_rwstress("validate --lock busted-relaxed-unlock --time 2s");
+  BOOST_TEST(r.exit_code == 1, r.out + r.err);
+  BOOST_TEST(r.out.find("0 of 28 scenarios did not PASS; exploration: 4 of 4 runs did not PASS") !=
+                 std::string::npos,
+             r.out);
+  const std::string mark = "rwstress explore --lock busted-relaxed-unlock --threads 3 --ops 2 --memory c11 --replay ";
+  const std::size_t at = r.out.find(mark);
+  BOOST_REQUIRE_MESSAGE(at != std::string::npos, r.out);
+  const std::string line = r.out.substr(at + 9, r.out.find('\n', at) - at - 9);
+  ProcessResult again = run_rwstress(line);
+  BOOST_TEST(again.exit_code == 1, line << ": " << again.out << again.err);
+  BOOST_TEST(again.out.find("ordering (thread") != std::string::npos, again.out);
+}
+
 }  // namespace
 }  // namespace rwstress::test
+

@@ -36,8 +36,15 @@
 extern "C" {
 #endif
 
-/* 1: the first table. 2: signal_check. */
-#define RWSTRESS_EXPLORE_HOST_ABI 2
+/* 1: the first table. 2: signal_check. 3: model. */
+#define RWSTRESS_EXPLORE_HOST_ABI 3
+
+/* What an access was, for the memory model (model() below). */
+#define RWSTRESS_MODEL_LOAD 0
+#define RWSTRESS_MODEL_STORE 1
+#define RWSTRESS_MODEL_RMW 2
+#define RWSTRESS_MODEL_FENCE 3          /* word: 0 */
+#define RWSTRESS_MODEL_FENCE_EVERYONE 4 /* membarrier(), a grace period; word 0, order 0 */
 
 struct rwstress_explore_host {
     unsigned abi; /* RWSTRESS_EXPLORE_HOST_ABI */
@@ -74,6 +81,12 @@ struct rwstress_explore_host {
      * scheduling point where the scheduler may choose that a fatal signal
      * arrives now; returns 1 then. 0, and no point, otherwise. */
     int (*signal_check)(const char *what);
+    /* ABI 3. Under explore --memory c11, the memory model follows every
+     * access and fence (docs/explore.md, "Memory models"): what the access
+     * to `size` bytes at `word` just done was (RWSTRESS_MODEL_*) and its
+     * order, numbered as GCC's __ATOMIC_* (0 relaxed .. 5 seq_cst).
+     * Nothing otherwise. */
+    void (*model)(unsigned long word, unsigned size, int kind, int order);
 };
 
 /* Set by rwstress_explore_attach_v1; one definition across the plugin's
@@ -83,7 +96,15 @@ __attribute__((__weak__, __visibility__("hidden"))) const struct rwstress_explor
 
 __attribute__((__weak__, __visibility__("default"))) void rwstress_explore_attach_v1(
     const struct rwstress_explore_host *host) {
-    if (host->abi >= 1) rwstress_explore_host_ = host; /* ABI 1 hosts: no signal_check */
+    if (host->abi >= 1) rwstress_explore_host_ = host; /* older hosts: the calls they have */
+}
+
+/* Exported by every plugin built on this header (ABI 3): its accesses
+ * tell the memory model what they are (RWSTRESS_ACCESS below), so
+ * `explore --memory c11` may run it. A plugin built on an older header
+ * does not have it and is explored without the model. */
+__attribute__((__weak__, __visibility__("default"))) int rwstress_explore_model_v1(void) {
+    return 1;
 }
 
 static inline int rwstress_explore_active(void) {
@@ -121,6 +142,12 @@ static inline int rwstress_explore_signal_check(const char *what) {
                ? rwstress_explore_host_->signal_check(what)
                : 0;
 }
+/* A memory-model event (ABI 3 hosts; nothing for older ones). */
+static inline void rwstress_explore_model(const volatile void *word, unsigned size, int kind,
+                                          int order) {
+    if (rwstress_explore_host_ && rwstress_explore_host_->abi >= 3)
+        rwstress_explore_host_->model((unsigned long)word, size, kind, order);
+}
 static inline void rwstress_explore_op_end(void) {
     if (rwstress_explore_host_) rwstress_explore_host_->op_end();
 }
@@ -139,8 +166,26 @@ static inline unsigned long long rwstress_explore_bits_(const volatile void *p, 
 #endif
 
 /* EXPR, an access to the object PTR points to, made a scheduling point;
- * its value. PTR is evaluated once more than EXPR evaluates it. */
-#define RWSTRESS_ACCESS(ptr, what, expr)                                                      \
+ * its value. PTR (no side effects) is evaluated besides EXPR. Under
+ * explore --memory c11 the memory model takes it for a seq_cst
+ * read-modify-write: it orders everything, so the model reports nothing
+ * about the plugin's own orders (and nothing false); RWSTRESS_ACCESS_ORDERED
+ * says what the access is, and the model checks it. */
+#define RWSTRESS_ACCESS(ptr, what, expr) \
+    RWSTRESS_ACCESS_ORDERED(ptr, what, RWSTRESS_MODEL_RMW, 5 /* seq_cst */, expr)
+/* The same, for the memory model a KIND (RWSTRESS_MODEL_LOAD, _STORE,
+ * _RMW) with an ORDER numbered as __ATOMIC_* (0 relaxed, 2 acquire,
+ * 3 release, 4 acq_rel, 5 seq_cst): a load that should have been an
+ * acquire then fails explore --memory c11's ordering check. */
+#define RWSTRESS_ACCESS_ORDERED(ptr, what, kind, order, expr)                              \
+    __extension__({                                                                        \
+        RWSTRESS_EXPLORE_AUTO_ rwstress_o_ = RWSTRESS_ACCESS_UNMODELLED(ptr, what, expr);  \
+        rwstress_explore_model((ptr), sizeof(*(ptr)), (kind), (order));                    \
+        rwstress_o_;                                                                       \
+    })
+/* For code that makes its own rwstress_explore_model() calls (the
+ * kernel-compat layer's explore build): a point, not told to the model. */
+#define RWSTRESS_ACCESS_UNMODELLED(ptr, what, expr)                                           \
     __extension__({                                                                           \
         const volatile void *const rwstress_w_ = (ptr);                                      \
         const int rwstress_on_ = rwstress_explore_access(rwstress_w_, (what));               \
@@ -155,6 +200,10 @@ static inline unsigned long long rwstress_explore_bits_(const volatile void *p, 
 /* The same for an access whose expression has no value (a store); no value. */
 #define RWSTRESS_ACCESS_VOID(ptr, what, expr) \
     ((void)RWSTRESS_ACCESS(ptr, what, ((void)(expr), 0)))
+#define RWSTRESS_ACCESS_ORDERED_VOID(ptr, what, kind, order, expr) \
+    ((void)RWSTRESS_ACCESS_ORDERED(ptr, what, kind, order, ((void)(expr), 0)))
+#define RWSTRESS_ACCESS_UNMODELLED_VOID(ptr, what, expr) \
+    ((void)RWSTRESS_ACCESS_UNMODELLED(ptr, what, ((void)(expr), 0)))
 
 #ifdef __cplusplus
 }

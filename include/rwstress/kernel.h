@@ -106,21 +106,50 @@
 #define __rwsk_XP(ptr, what, OP, ...)                                               \
   __extension__({                                                                   \
     __typeof__(ptr) __rwsk_xp = (ptr);                                              \
-    RWSTRESS_ACCESS(__rwsk_xp, what, OP(__rwsk_xp, ##__VA_ARGS__));                 \
+    RWSTRESS_ACCESS_UNMODELLED(__rwsk_xp, what, OP(__rwsk_xp, ##__VA_ARGS__));      \
   })
 #define __rwsk_XPV(ptr, what, OP, ...)                                              \
   __extension__({                                                                   \
     __typeof__(ptr) __rwsk_xp = (ptr);                                              \
-    RWSTRESS_ACCESS_VOID(__rwsk_xp, what, OP(__rwsk_xp, ##__VA_ARGS__));            \
+    RWSTRESS_ACCESS_UNMODELLED_VOID(__rwsk_xp, what, OP(__rwsk_xp, ##__VA_ARGS__)); \
   })
 #define __rwsk_XPOINT(what) rwstress_explore_point(what)
 #define __rwsk_exploring() rwstress_explore_active()
+/* The memory model's events (explore --memory c11): each access below
+ * says what it was and its order once done; a fence says its order. */
+#define __rwsk_MM(P, kind, mo) \
+  rwstress_explore_model((P), (unsigned)sizeof(*(P)), RWSTRESS_MODEL_##kind, (mo))
+#define __rwsk_MMFENCE(mo) rwstress_explore_model(0, 0, RWSTRESS_MODEL_FENCE, (mo))
+#define __rwsk_MMVAL(P, kind, mo, expr)  \
+  __extension__({                        \
+    __auto_type __rwsk_mv = (expr);      \
+    __rwsk_MM(P, kind, mo);              \
+    __rwsk_mv;                           \
+  })
+#define __rwsk_op_load(P, mo) __rwsk_MMVAL(P, LOAD, mo, __atomic_load_n((P), (mo)))
+#define __rwsk_op_store(P, v, mo) \
+  __extension__({ __atomic_store_n((P), (v), (mo)); __rwsk_MM(P, STORE, mo); })
+#define __rwsk_op_xchg(P, v, mo) __rwsk_MMVAL(P, RMW, mo, __atomic_exchange_n((P), (v), (mo)))
+#define __rwsk_op_cas(P, po, n, mo, fmo)                                       \
+  __extension__({                                                              \
+    _Bool __rwsk_ok = __atomic_compare_exchange_n((P), (po), (n), 0, (mo), (fmo)); \
+    if (__rwsk_ok)                                                             \
+      __rwsk_MM(P, RMW, mo);                                                   \
+    else                                                                       \
+      __rwsk_MM(P, LOAD, fmo);                                                 \
+    __rwsk_ok;                                                                 \
+  })
+#define __rwsk_op_rmw(P, op, i, mo) __rwsk_MMVAL(P, RMW, mo, __atomic_##op((P), (i), (mo)))
+#define __rwsk_op_vload(P) __rwsk_MMVAL(P, LOAD, __ATOMIC_RELAXED, (*(const volatile __typeof__(*(P)) *)(P)))
+#define __rwsk_op_vstore(P, v) __rwsk_MMVAL(P, STORE, __ATOMIC_RELAXED, (*(volatile __typeof__(*(P)) *)(P) = (v)))
 #else
 #define __rwsk_XP(ptr, what, OP, ...) OP((ptr), ##__VA_ARGS__)
 #define __rwsk_XPV(ptr, what, OP, ...) ((void)OP((ptr), ##__VA_ARGS__))
 #define __rwsk_XPOINT(what) ((void)0)
 #define __rwsk_exploring() 0
-#endif
+#define __rwsk_MM(P, kind, mo) ((void)0)
+#define __rwsk_MMFENCE(mo) ((void)0)
+#define __rwsk_MMVAL(P, kind, mo, expr) (expr)
 /* The accesses the layer makes points of, as OPs over a pointer. */
 #define __rwsk_op_load(P, mo) __atomic_load_n((P), (mo))
 #define __rwsk_op_store(P, v, mo) __atomic_store_n((P), (v), (mo))
@@ -129,6 +158,7 @@
 #define __rwsk_op_rmw(P, op, i, mo) __atomic_##op((P), (i), (mo))
 #define __rwsk_op_vload(P) (*(const volatile __typeof__(*(P)) *)(P))
 #define __rwsk_op_vstore(P, v) (*(volatile __typeof__(*(P)) *)(P) = (v))
+#endif
 
 /* ---- Compiler ------------------------------------------------------------ */
 

@@ -530,6 +530,14 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                     "interruptible, and a spurious wake-up of its sleep is a fatal signal (its "
                     "bail-out path runs; the killed task goes away until another completes an "
                     "operation)");
+  explore
+      ->add_option_function<std::string>(
+          "--memory",
+          [&cfg](const std::string& m) { cfg.explore.memory_c11 = m == "c11"; },
+          "sc (default): one thread at a time, every access seen at once; c11: also the "
+          "release/acquire memory model, and each holder must have the last write hold's data "
+          "in its view (docs/explore.md, \"Memory models\")")
+      ->check(CLI::IsMember({"sc", "c11"}));
   explore->add_flag("--no-shrink", raw.explore_no_shrink,
                     "report the first failing schedule as found, not shrunk to fewer preemptions");
   CLI::App* fuzz = raw.fuzz = app.add_subcommand(
@@ -563,8 +571,8 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                    "SIZE: each trial's address-space limit, like 2G or 512M (default: none)");
   fuzz->add_option("--trial-cpu", raw.fuzz_cpu, "each trial's CPU-time limit, like 30s (default: none)");
   fuzz->add_option("--explore-share", cfg.fuzz.explore_share,
-                   "the share of an explorable lock's trials drawn as controlled ones (rwstress "
-                   "explore; default 0.25, 0: none)")
+                   "the share of the trials that are controlled ones over the explorable locks "
+                   "(rwstress explore), between the timed ones (default 0.25, 0: none)")
       ->check(CLI::Range(0.0, 1.0));
   CLI::App* merge = raw.fuzz_merge = fuzz->add_subcommand(
       "merge", "join the logs of a campaign's shards into one summary and one set of findings");
@@ -678,6 +686,12 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
     if (!entry_of(*m).explore)
       return fmt::format("explore: {} ({}) cannot be explored: {}", m->name, m->origin,
                          why_not_explorable(*m));
+  for (const LockMeta* m : cfg.locks)
+    if (x.memory_c11 && !memory_modelled(*m))
+      return fmt::format("explore --memory c11: {} ({}) was built on an <rwstress/explore.h> "
+                         "older than host ABI 3, whose accesses do not tell the memory model "
+                         "what they are; rebuild it",
+                         m->name, m->origin);
   for (const LockMeta* m : cfg.locks)
     if (cfg.threads_for(m->family) > kExploreMaxThreads)
       return fmt::format("explore: {} threads for {}; a controlled run takes at most {}",

@@ -66,7 +66,8 @@ std::string shape_text(const ExploreShape& shape) {
 }
 
 // The command that runs a schedule again: the plugin it came from first.
-std::string replay_flags(const LockMeta& meta, const ExploreShape& shape, bool signals) {
+std::string replay_flags(const LockMeta& meta, const ExploreShape& shape,
+                         const RunConfig::Explore& x) {
   const Scenario& sc = shape.scenario;
   constexpr std::string_view kPlugin = "plugin ";  // a plugin lock's origin: "plugin PATH"
   std::string f = meta.plugin && meta.origin.substr(0, kPlugin.size()) == kPlugin
@@ -81,7 +82,8 @@ std::string replay_flags(const LockMeta& meta, const ExploreShape& shape, bool s
   for (const Knob& k : kKnobs)  // the knobs this lock reads, where not the default
     if (sc.tuning.*k.field != LockTuning{}.*k.field && reads_knob(k, meta.name))
       f += fmt::format(" --{} {}", k.flag, knob_text(k, sc.tuning.*k.field));
-  return f + fmt::format(" --ops {}{}", shape.ops, signals ? " --signals" : "");
+  return f + fmt::format(" --ops {}{}{}", shape.ops, x.signals ? " --signals" : "",
+                         x.memory_c11 ? " --memory c11" : "");
 }
 
 // What a schedule that did not pass shows: the checkers' findings, or the
@@ -174,6 +176,7 @@ ctl::Options base_options(const RunConfig& cfg) {
   o.step_ns = cfg.explore.step_ns;
   o.spurious_wakes = cfg.explore.spurious_wakes;  // not taken by kFirst (exhaustive, replay)
   o.signals = cfg.explore.signals;
+  o.model_memory = cfg.explore.memory_c11;
   return o;
 }
 
@@ -426,7 +429,7 @@ ExploreShape shape_of(const RunConfig& cfg, const LockMeta& meta) {
 // The command (after "rwstress ") that replays a failing schedule.
 std::string replay_command(const RunConfig& cfg, const LockMeta& meta, const ExploreShape& shape,
                            const ExploredSchedule& failure) {
-  return fmt::format("{} --replay {}", replay_flags(meta, shape, cfg.explore.signals),
+  return fmt::format("{} --replay {}", replay_flags(meta, shape, cfg.explore),
                      encode_replay(failure.schedule.digest,
                                    ctl::essential_choices(failure.schedule)));
 }
@@ -434,7 +437,7 @@ std::string replay_command(const RunConfig& cfg, const LockMeta& meta, const Exp
 void arm_crash(const RunConfig& cfg, const LockMeta& meta, const ExploreShape& shape) {
   crash::arm(fmt::format("{}: CRASH", meta.name),
              fmt::format("  replay: rwstress {} --replay ",
-                         replay_flags(meta, shape, cfg.explore.signals)));
+                         replay_flags(meta, shape, cfg.explore)));
 }
 
 std::string strategy_text(const RunConfig::Explore& x) {
@@ -482,7 +485,7 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
   o.replay = choices;
   crash::g_schedule.store(1, std::memory_order_relaxed);
   ExploredSchedule e = entry.explore(shape, o);
-  out.print(fmt::format("rwstress explore: replaying a schedule of {} steps on {} ({})",
+  out.print(fmt::format("rwstress explore: replaying a schedule of {} recorded choices on {} ({})",
                         choices.size(), meta.name, shape_text(shape)));
   if (e.schedule.outcome == ctl::Outcome::kReplayDiverged || e.schedule.digest != digest) {
     out.error(fmt::format("explore --replay: the schedule does not replay on {} with this shape "
@@ -568,8 +571,7 @@ std::string decode_replay(const std::string& code, std::uint64_t* digest,
     if (choices->size() + times > 100'000'000) return want;
     choices->insert(choices->end(), std::size_t(times), thread);
   }
-  if (choices->empty()) return want;
-  return "";
+  return "";  // no choices: the schedule a replay makes by itself
 }
 
 int run_explore(const RunConfig& cfg, const Output& out) {
@@ -582,7 +584,8 @@ int run_explore(const RunConfig& cfg, const Output& out) {
 
     out.print(fmt::format("rwstress explore: {} ({}), {}{}, at most {} schedules, seed {:#x}",
                           meta->name, shape_text(shape), strategy_text(cfg.explore),
-                          cfg.explore.signals ? ", fatal signals (at spurious wake-ups and signal checks)" : "",
+                          std::string(cfg.explore.signals ? ", fatal signals (at spurious wake-ups and signal checks)" : "") +
+                              (cfg.explore.memory_c11 ? ", memory model c11" : ""),
                           cfg.explore.schedules, cfg.seed));
     Search search;
     const auto start = Clock::now();
@@ -673,7 +676,7 @@ std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const Ex
 
 std::string explore_command(const RunConfig& cfg, const LockMeta& meta) {
   return fmt::format("{} --strategy {} --schedules {} --seed {:#x}",
-                     replay_flags(meta, shape_of(cfg, meta), cfg.explore.signals),
+                     replay_flags(meta, shape_of(cfg, meta), cfg.explore),
                      strategy_text(cfg.explore), cfg.explore.schedules, cfg.seed);
 }
 

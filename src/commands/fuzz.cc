@@ -338,6 +338,7 @@ void draw_controlled(std::mt19937_64& rng, const LockMeta& meta, FuzzTrial& t) {
                                 std::string("pct:depth=3")}),
                      "--schedules", pick(rng, {std::string("100"), std::string("300")})});
   if (meta.kernel_layer && meta.caps.killable && rng() % 3 == 0) a.push_back("--signals");
+  if (rng() % 2 == 0 && memory_modelled(meta)) a.insert(a.end(), {"--memory", "c11"});
   a.insert(a.end(), {"--seed", fmt::format("{:#x}", t.seed)});
 }
 
@@ -346,21 +347,32 @@ void draw_controlled(std::mt19937_64& rng, const LockMeta& meta, FuzzTrial& t) {
 FuzzTrial fuzz_trial(const RunConfig& cfg, int ncpus, std::uint64_t k, const std::vector<int>& slot) {
   FuzzTrial t;
   t.index = k;
-  std::mt19937_64 rng(splitmix64(cfg.seed ^ splitmix64(k + 1)));
-  t.seed = rng();
   std::vector<std::string>& a = t.argv;
   a.push_back("rwstress");
   for (const std::string& p : cfg.plugins) a.insert(a.end(), {"--plugin", p});
-  const LockMeta& meta = *cfg.locks[rng() % cfg.locks.size()];
-  t.lock = std::string(meta.name);
-  // An explorable lock's trial is a controlled one at the campaign's share,
-  // drawn from a stream of its own: the timed trials stay as they were.
-  std::mt19937_64 side(splitmix64(t.seed ^ 0x636f6e74726f6cULL));
-  if (entry_of(meta).explore &&
-      std::uniform_real_distribution<double>(0, 1)(side) < cfg.fuzz.explore_share) {
+  // Controlled trials come between the timed ones, at the campaign's share
+  // of the trial numbers (trial k is one when floor((k+1)*share) passes
+  // floor(k*share)), over the explorable locks. They are additions: the
+  // timed trials are the --explore-share 0 campaign's, in its order (a
+  // controlled trial cannot judge fairness, so it must not take a timed
+  // trial's place).
+  std::vector<const LockMeta*> explorable;
+  for (const LockMeta* m : cfg.locks)
+    if (entry_of(*m).explore) explorable.push_back(m);
+  const double share = explorable.empty() ? 0.0 : cfg.fuzz.explore_share;
+  const auto before = [share](std::uint64_t n) { return std::uint64_t(std::floor(double(n) * share)); };
+  if (before(k + 1) > before(k)) {
+    std::mt19937_64 side(splitmix64(cfg.seed ^ 0x636f6e74726f6cULL ^ splitmix64(before(k) + 1)));
+    t.seed = side();
+    const LockMeta& meta = *explorable[side() % explorable.size()];
+    t.lock = std::string(meta.name);
     draw_controlled(side, meta, t);
     return t;
   }
+  std::mt19937_64 rng(splitmix64(cfg.seed ^ splitmix64(k - before(k) + 1)));
+  t.seed = rng();
+  const LockMeta& meta = *cfg.locks[rng() % cfg.locks.size()];
+  t.lock = std::string(meta.name);
   a.insert(a.end(), {"--lock", t.lock});
   // A hand-off rwlock's promise is about a writer waiting among readers
   // that keep the lock busy: half its trials have overlapping readers (at

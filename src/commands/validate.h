@@ -48,7 +48,8 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus);
 // scheduler, docs/explore.md) for an explorable lock: PCT at depths 1 to 3
 // over the family's smallest contended shapes, every schedule with at most
 // 2 preemptions at 2 threads, and for a kernel-compat lock with killable
-// entry points random schedules where spurious wake-ups are fatal signals.
+// entry points random schedules where spurious wake-ups are fatal signals;
+// every run under the memory model (explore --memory c11).
 struct ExploreScenario {
   std::string name;  // "pct:depth=2 2R+1W"
   int readers = 0;   // rwlocks

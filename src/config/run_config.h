@@ -84,8 +84,9 @@ struct RunConfig {
     std::chrono::nanoseconds shrink_time = std::chrono::minutes(1);  // --shrink-time, per finding
     std::uint64_t trial_memory = 0;        // --trial-memory: RLIMIT_AS bytes; 0: none
     std::uint64_t trial_cpu = 0;           // --trial-cpu: RLIMIT_CPU seconds; 0: none
-    // --explore-share: the share of an explorable lock's trials drawn as
-    // controlled ones (rwstress explore, a few hundred schedules).
+    // --explore-share: the share of the trials that are controlled ones
+    // (rwstress explore, a few hundred schedules, over the explorable
+    // locks), added between the timed trials.
     double explore_share = 0.25;
     std::vector<std::string> argv;         // the campaign's own command line (for --resume)
   } fuzz;
@@ -119,6 +120,7 @@ struct RunConfig {
     bool shrink = true;              // --no-shrink turns it off
     int spurious_wakes = 2;          // --spurious-wakes: per schedule (random, pct)
     bool signals = false;            // --signals: a spurious wake of a killable sleep kills
+    bool memory_c11 = false;         // --memory c11 (sc: false): the memory model's ordering check
   } explore;
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line

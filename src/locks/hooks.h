@@ -80,6 +80,14 @@ inline std::chrono::steady_clock::time_point lock_clock_now() noexcept {
     return std::chrono::steady_clock::now();
 }
 
+// A fence through the same seam: under control the memory model of
+// explore --memory c11 sees it too.
+template <class Hooks>
+inline void seam_fence(std::memory_order o) noexcept {
+  if constexpr (kControlled<Hooks>) controlled::model_fence(int(o));
+  std::atomic_thread_fence(o);
+}
+
 // The hooks of a lock's controlled instantiation (rwstress explore): every
 // hook point is a scheduling point named after it, a spin turn yields the
 // turn (controlled::spin), and every atomic is controlled::Atomic.

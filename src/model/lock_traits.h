@@ -227,6 +227,13 @@ struct LockMeta {
   // A --plugin lock whose plugin marks scheduling points
   // (<rwstress/explore.h>: it exports rwstress_explore_attach_v1).
   bool explore_points = false;
+  // ... built on the ABI 3 header, whose accesses tell explore's memory
+  // model what they are (explore --memory c11 may run it).
+  bool explore_model = false;
 };
+
+// Whether explore --memory c11 may run the lock: an in-tree one (its
+// atomic seam tells the model), or a plugin built on the ABI 3 header.
+inline bool memory_modelled(const LockMeta& m) { return !m.plugin || m.explore_model; }
 
 }  // namespace rwstress

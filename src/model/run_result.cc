@@ -55,6 +55,7 @@ const char* violation_kind_name(ViolationKind k) {
     case ViolationKind::kSemaphoreCount: return "semaphore-count";
     case ViolationKind::kLostWakeup: return "lost-wakeup";
     case ViolationKind::kLockWarning: return "lock-warning";
+    case ViolationKind::kOrdering: return "ordering";
   }
   return "?";
 }

@@ -40,8 +40,9 @@ enum class ViolationKind {
   kSemaphoreCount,   // the count was not restored after every thread left
   kLostWakeup,       // a waiter the contract says must be admitted was left waiting
   kLockWarning,      // the lock's own WARN_ON/BUG_ON/lockdep check fired (kernel-compat layer)
+  kOrdering,         // explore --memory c11: a holder not ordered after the last write hold
 };
-inline constexpr int kViolationKindCount = 10;
+inline constexpr int kViolationKindCount = 11;
 const char* violation_kind_name(ViolationKind k);
 inline std::ostream& operator<<(std::ostream& os, ViolationKind k) {
   return os << violation_kind_name(k);

@@ -14,6 +14,8 @@
 
 #include <fmt/format.h>
 #include <pthread.h>
+
+#include "platform/memory_model.h"
 #include <sched.h>
 
 namespace rwstress::controlled {
@@ -37,6 +39,7 @@ struct Run {
     checking.assign(std::size_t(n), false);
     signal_now.assign(std::size_t(n), false);
     signal_left = o.signals ? o.signal_checks : 0;
+    if (o.model_memory) memory = std::make_unique<MemoryModel>(n);
     times_away.assign(std::size_t(n), 0);
     spurious_left = o.spurious_wakes;
     at.assign(std::size_t(n), "start");
@@ -91,6 +94,7 @@ struct Run {
   std::vector<int> ready, moving;        // choose()'s scratch
   std::mt19937_64 rng;
   Schedule schedule;
+  std::unique_ptr<MemoryModel> memory;  // Options::model_memory
 
   std::uint64_t now() const { return steps * options.step_ns + skipped_ns; }
 
@@ -450,6 +454,33 @@ void accessed(std::uint64_t before, std::uint64_t after) {
   }
 }
 
+// The model is touched only by the thread holding the baton (and the
+// baton's hand-over orders it): no lock.
+void model_access(const void* word, std::size_t size, AccessKind kind, int order) {
+  Run* r = tl_run;
+  if (!r || !r->memory) return;
+  switch (kind) {
+    case AccessKind::kLoad: r->memory->load(tl_index, word, size, order); break;
+    case AccessKind::kStore: r->memory->store(tl_index, word, size, order); break;
+    case AccessKind::kRmw: r->memory->rmw(tl_index, word, size, order); break;
+  }
+}
+
+void model_fence(int order) {
+  if (Run* r = tl_run; r && r->memory) r->memory->fence(tl_index, order);
+}
+
+void model_fence_everyone() {
+  if (Run* r = tl_run; r && r->memory) r->memory->fence_everyone();
+}
+
+bool models_memory() { return tl_run && tl_run->memory; }
+
+int model_missed(const void* word) {
+  Run* r = tl_run;
+  return r && r->memory ? r->memory->missed(tl_index, word) : -1;
+}
+
 namespace {
 
 // The sleep of futex_wait and futex_wait_for: a point first (the word may
@@ -499,6 +530,7 @@ int futex_wake(const void* word, int n) {
   for (int i : waiters) {
     if (woken == n) break;
     r->unblock(std::size_t(i));
+    if (r->memory) r->memory->wake(tl_index, i);
     ++woken;
   }
   if (woken > 0) r->moved();

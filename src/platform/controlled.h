@@ -73,6 +73,9 @@ struct Options {
   // The choice at each step: the thread, plus kSignalChoice where a signal
   // arrived at its check; empty: the strategy's.
   std::vector<int> replay;
+  // --memory c11: the run keeps a memory model (platform/memory_model.h)
+  // that model_access() and model_fence() feed and model_missed() asks.
+  bool model_memory = false;
 };
 
 // A choice that also delivered a signal at the chosen thread's check.
@@ -225,11 +228,27 @@ const NamedObject* object_of(const Schedule& s, const void* word);
 // (every thread on its own CPU), sched_getcpu() outside one.
 int current_cpu();
 
+// The memory model of a run with Options::model_memory (memory_model.h):
+// the calling thread's access to `size` bytes at `word`, once done, with its order (as
+// std::memory_order numbers it); a fence; every thread at a fence at once
+// (membarrier(), an RCU grace period). No-ops on any other run or thread.
+enum class AccessKind : std::uint8_t { kLoad, kStore, kRmw };
+void model_access(const void* word, std::size_t size, AccessKind kind, int order);
+void model_fence(int order);
+void model_fence_everyone();
+// Whether the caller's run keeps a memory model.
+bool models_memory();
+// The thread that made the latest store to `word`, when the calling thread
+// is not sure to see it (no release/acquire path from that store to here);
+// -1 when it is, or without a model.
+int model_missed(const void* word);
+
 // The atomic a lock's controlled instantiation uses (locks/hooks.h,
 // Atomic<Hooks, T>): std::atomic<T>'s operations, each one a scheduling
 // point before it happens, recorded with its word and values. One thread
 // runs at a time, so accesses are sequentially consistent at this
-// granularity whatever order they name (memory models: docs/explore.md).
+// granularity whatever order they name; with --memory c11 the memory
+// model follows each one with its order (docs/explore.md, "Memory models").
 template <class T>
 class Atomic {
  public:
@@ -242,6 +261,7 @@ class Atomic {
     access(this, "load");
     const T x = v_.load(o);
     accessed(bits(x), bits(x));
+    model_access(this, sizeof(T), AccessKind::kLoad, int(o));
     return x;
   }
   void store(T x, std::memory_order o = std::memory_order_seq_cst) noexcept {
@@ -249,11 +269,13 @@ class Atomic {
     const T before = v_.load(std::memory_order_relaxed);
     v_.store(x, o);
     accessed(bits(before), bits(x));
+    model_access(this, sizeof(T), AccessKind::kStore, int(o));
   }
   T exchange(T x, std::memory_order o = std::memory_order_seq_cst) noexcept {
     access(this, "xchg");
     const T before = v_.exchange(x, o);
     accessed(bits(before), bits(x));
+    model_access(this, sizeof(T), AccessKind::kRmw, int(o));
     return before;
   }
   // Weak never fails spuriously here: one outcome per interleaving.
@@ -263,6 +285,7 @@ class Atomic {
     const T before = v_.load(std::memory_order_relaxed);
     const bool ok = v_.compare_exchange_strong(expected, desired, s, f);
     accessed(bits(before), bits(ok ? desired : before));
+    model_access(this, sizeof(T), ok ? AccessKind::kRmw : AccessKind::kLoad, int(ok ? s : f));
     return ok;
   }
   bool compare_exchange_strong(T& expected, T desired,
@@ -279,20 +302,20 @@ class Atomic {
   }
   template <class D>
   T fetch_add(D d, std::memory_order o = std::memory_order_seq_cst) noexcept {
-    return rmw("fetch_add", [&] { return v_.fetch_add(d, o); });
+    return rmw("fetch_add", o, [&] { return v_.fetch_add(d, o); });
   }
   template <class D>
   T fetch_sub(D d, std::memory_order o = std::memory_order_seq_cst) noexcept {
-    return rmw("fetch_sub", [&] { return v_.fetch_sub(d, o); });
+    return rmw("fetch_sub", o, [&] { return v_.fetch_sub(d, o); });
   }
   T fetch_or(T d, std::memory_order o = std::memory_order_seq_cst) noexcept {
-    return rmw("fetch_or", [&] { return v_.fetch_or(d, o); });
+    return rmw("fetch_or", o, [&] { return v_.fetch_or(d, o); });
   }
   T fetch_and(T d, std::memory_order o = std::memory_order_seq_cst) noexcept {
-    return rmw("fetch_and", [&] { return v_.fetch_and(d, o); });
+    return rmw("fetch_and", o, [&] { return v_.fetch_and(d, o); });
   }
   T fetch_xor(T d, std::memory_order o = std::memory_order_seq_cst) noexcept {
-    return rmw("fetch_xor", [&] { return v_.fetch_xor(d, o); });
+    return rmw("fetch_xor", o, [&] { return v_.fetch_xor(d, o); });
   }
 
   // The word itself, for the futex wrapper (which makes its own points).
@@ -312,10 +335,11 @@ class Atomic {
     return o;
   }
   template <class Op>
-  T rmw(const char* what, Op op) noexcept {
+  T rmw(const char* what, std::memory_order o, Op op) noexcept {
     access(this, what);
     const T before = op();
     accessed(bits(before), bits(v_.load(std::memory_order_relaxed)));
+    model_access(this, sizeof(T), AccessKind::kRmw, int(o));
     return before;
   }
 

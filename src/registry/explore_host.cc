@@ -72,9 +72,21 @@ int signal_check(const char* what) {
   return ctl::signal_check(what) ? 1 : 0;
 }
 
+void model(unsigned long word, unsigned size, int kind, int order) {
+  const void* w = reinterpret_cast<const void*>(word);
+  switch (kind) {
+    case RWSTRESS_MODEL_LOAD: ctl::model_access(w, size, ctl::AccessKind::kLoad, order); break;
+    case RWSTRESS_MODEL_STORE: ctl::model_access(w, size, ctl::AccessKind::kStore, order); break;
+    case RWSTRESS_MODEL_RMW: ctl::model_access(w, size, ctl::AccessKind::kRmw, order); break;
+    case RWSTRESS_MODEL_FENCE: ctl::model_fence(order); break;
+    case RWSTRESS_MODEL_FENCE_EVERYONE: ctl::model_fence_everyone(); break;
+    default: break;
+  }
+}
+
 const rwstress_explore_host kHost = {
     RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, host_futex_wait,
-    host_futex_wake, now_ns, op_end, signal_check,
+    host_futex_wake, now_ns, op_end, signal_check, model,
 };
 
 }  // namespace

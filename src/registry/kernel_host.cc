@@ -288,6 +288,8 @@ void model_synchronize() {
   controlled::point("synchronize_rcu");
   while (waiting()) controlled::spin("synchronize_rcu: waiting for a grace period");
   --m.synchronizing;
+  // A grace period is a full barrier on every CPU (to --memory c11).
+  controlled::model_fence_everyone();
 }
 
 // RCU for the layer: read-side sections, grace periods and callbacks on

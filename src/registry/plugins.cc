@@ -58,6 +58,7 @@ constexpr unsigned kKnownFlags =
 struct PluginKind {
   bool kernel_layer = false;
   bool explore_points = false;
+  bool explore_model = false;  // built on the ABI 3 <rwstress/explore.h>: its accesses tell the model
 };
 
 // The entry's controlled schedule: the plugin type itself (its points are
@@ -113,6 +114,7 @@ LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin, Pl
   e.meta.plugin = &ops;
   e.meta.kernel_layer = kind.kernel_layer;
   e.meta.explore_points = kind.explore_points;
+  e.meta.explore_model = kind.explore_model;
   return e;
 }
 
@@ -189,6 +191,7 @@ std::string open_and_check(const std::string& path, std::vector<const rwstress_l
   if (auto attach = reinterpret_cast<ExploreAttachFn>(dlsym(handle, "rwstress_explore_attach_v1"))) {
     attach(&explore_host());
     found.explore_points = true;
+    found.explore_model = dlsym(handle, "rwstress_explore_model_v1") != nullptr;
   }
   if (kind) *kind = found;
   using EntryFn = const rwstress_lock_ops* const* (*)();

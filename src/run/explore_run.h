@@ -80,7 +80,31 @@ struct Shared {
   std::vector<int> reads_taken = std::vector<int>(64, 0);  // down_read returned, per thread
   int writers_waiting = 0;
   bool downgrader_waiting = false;  // a downgrader is in wait_for_admitted_readers
+  // --memory c11: the protected data as the memory model sees it (a word
+  // of its own): every exclusive hold stores to it, and every holder, once
+  // in, must have the last such store in its view (ordered_entry).
+  std::uint64_t modelled_data = 0;  // a location is an 8-byte word: this one alone
 };
+
+// A holder just got in: under --memory c11, the last exclusive holder's
+// store to the protected data must be in its view, which only a
+// release/acquire path from that holder's release to this acquisition
+// gives. An exclusive holder then stores to it itself.
+template <class Lock>
+void ordered_entry(Shared<Lock>& s, int i, const char* holder, bool exclusive) {
+  if (!controlled::models_memory()) return;
+  const int writer = controlled::model_missed(&s.modelled_data);
+  if (writer >= 0)
+    s.violations.report(
+        ViolationKind::kOrdering, i,
+        std::string(holder) + " got in without the protected data thread " +
+            std::to_string(writer) +
+            " wrote in its last hold in view: nothing orders that thread's release before this "
+            "acquisition (a missing ACQUIRE or RELEASE; the data may be stale here)");
+  if (exclusive)
+    controlled::model_access(&s.modelled_data, sizeof s.modelled_data, controlled::AccessKind::kStore,
+                             int(std::memory_order_relaxed));
+}
 
 // downgrade_write wakes the readers queued for the lock (the kernel's
 // rwsem_downgrade_wake): every reader asleep in down_read when it is
@@ -130,6 +154,7 @@ std::uint64_t exclusive_hold(Shared<Lock>& s, int i, int op, const char* inside,
                              const char* changed) {
   const std::uint64_t value = record_value(i, std::uint64_t(op));
   s.exclusion.writer_enter(i, s.violations);
+  ordered_entry(s, i, "a holder", true);
   s.record.write(value);
   controlled::point(inside);
   s.record.check_holds(value, i, ViolationKind::kTornRecord, changed, s.violations);
@@ -146,6 +171,7 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
       s.in_down_read[std::size_t(i)] = false;
       ++s.reads_taken[std::size_t(i)];
       s.exclusion.reader_enter(i, s.violations);
+      ordered_entry(s, i, "a reader", false);
       controlled::point("reader inside");
       s.record.check_whole(i, s.violations);
       s.exclusion.reader_exit();
@@ -197,6 +223,7 @@ void semaphore_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
   for (int op = 0; op < shape.ops; ++op) {
     if (!(tries(i, op) && try_down(s.lock))) s.lock.down();
     s.bound.enter(i, shape.scenario.count, s.violations);
+    if (shape.scenario.count == 1) ordered_entry(s, i, "a holder", true);  // a binary semaphore orders its holders
     controlled::point("holder inside");
     s.bound.exit();
     s.lock.up();

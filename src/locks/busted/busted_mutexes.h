@@ -34,6 +34,26 @@ class BustedRacyTas {
   Atomic<Hooks, std::uint32_t> locked_{0};
 };
 
+// busted-relaxed-unlock: a test-and-set lock whose unlock is a relaxed
+// store, a missing RELEASE: the next holder may see the data as it was
+// before the last hold. x86 orders every store as a release, so no timed
+// run can show it; `explore --memory c11` does (the ordering check).
+template <class Hooks = NoHooks>
+class BustedRelaxedUnlock {
+ public:
+  template <class H>
+  using WithHooks = BustedRelaxedUnlock<H>;  // the same lock over other hooks
+  static constexpr bool kSpins = true;
+  void lock() noexcept {
+    spin_until<Hooks>([&] { return locked_.exchange(1, std::memory_order_acquire) == 0; });
+  }
+  bool trylock() noexcept { return locked_.exchange(1, std::memory_order_acquire) == 0; }
+  void unlock() noexcept { locked_.store(0, std::memory_order_relaxed); }
+
+ private:
+  Atomic<Hooks, std::uint32_t> locked_{0};
+};
+
 // busted-lying-trylock: trylock reports success whether or not it got the
 // lock (the inverted return value of the kernel's down_trylock, which
 // returns 0 on success, is the classic way to write this).

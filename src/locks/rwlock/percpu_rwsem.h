@@ -107,7 +107,7 @@ class PercpuRwsem {
   void up_read() noexcept {
     slots_[reader_slot<Hooks>()].count.fetch_sub(1, std::memory_order_release);
     if (reader_fence_)
-      std::atomic_thread_fence(std::memory_order_seq_cst);
+      seam_fence<Hooks>(std::memory_order_seq_cst);
     else
       std::atomic_signal_fence(std::memory_order_seq_cst);
     if (sync_state_.load(std::memory_order_acquire) != kIdle) wake_writer();
@@ -143,7 +143,10 @@ class PercpuRwsem {
       if (sync_state_.compare_exchange_weak(s, kActive, std::memory_order_seq_cst)) break;
     }
     // From kExit readers were still on the slow path: no grace period.
-    if (s == kIdle) membarrier_all(!reader_fence_);
+    if (s == kIdle) {
+      membarrier_all(!reader_fence_);
+      if constexpr (kControlled<Hooks>) controlled::model_fence_everyone();
+    }
   }
   void sync_exit() noexcept {
     // The last writer out leaves kExit; a slow-path reader returns it to
@@ -167,7 +170,7 @@ class PercpuRwsem {
     auto& c = slots_[reader_slot<Hooks>()].count;
     c.fetch_add(1, std::memory_order_relaxed);
     if (reader_fence_)
-      std::atomic_thread_fence(std::memory_order_seq_cst);
+      seam_fence<Hooks>(std::memory_order_seq_cst);
     else
       std::atomic_signal_fence(std::memory_order_seq_cst);  // the writer's membarrier orders us
     if (sync_state_.load(std::memory_order_acquire) == kIdle) return true;
@@ -202,10 +205,10 @@ class PercpuRwsem {
   }
 
   long readers_active() const noexcept {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    seam_fence<Hooks>(std::memory_order_seq_cst);
     long sum = 0;
     for (const auto& s : slots_) sum += s.count.load(std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    seam_fence<Hooks>(std::memory_order_seq_cst);
     return sum;
   }
 

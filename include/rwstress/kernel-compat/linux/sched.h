@@ -315,6 +315,7 @@ static inline void msleep(unsigned int ms) {
  * (smp_mb__after_spinlock in the kernel). */
 static inline int __rwsk_try_to_wake_up(struct task_struct *p, unsigned int state) {
   __rwsk_host()->at(RWSTRESS_KPOINT_BEFORE_WAKE);
+  __rwsk_MMFENCE(__ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   int cur = __rwsk_XP(&p->__state, "try_to_wake_up: its state", __rwsk_op_load, __ATOMIC_RELAXED);
   do {
