@@ -227,6 +227,17 @@ BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
     BOOST_TEST(lines(r.err) == 1, r.err);
     BOOST_TEST(r.err.find(why) != npos, r.err);
   }
+  // A plugin built on a header older than host ABI 3 (its accesses do not
+  // tell the memory model what they are): explored, but not under
+  // --memory c11, which it refuses in one line.
+  ProcessResult old = run_rwstress("--plugin " + plugin("explore_locks_abi2") +
+                                   " explore --lock explore-ticket --threads 2 --schedules 50");
+  BOOST_TEST(old.exit_code == 0, old.out + old.err);
+  ProcessResult old_c11 = run_rwstress("--plugin " + plugin("explore_locks_abi2") +
+                                       " explore --lock explore-ticket --threads 2 --memory c11");
+  BOOST_TEST(old_c11.exit_code == 2, old_c11.out + old_c11.err);
+  BOOST_TEST(lines(old_c11.err) == 1, old_c11.err);
+  BOOST_TEST(old_c11.err.find("older than host ABI 3") != npos, old_c11.err);
   ProcessResult plain = run_rwstress("--plugin " + plugin("kernel_semaphore_explore") + " --plugin " +
                                      plugin("explore_locks") +
                                      " --lock kernel-semaphore,explore-ticket,explore-futex"

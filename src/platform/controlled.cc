@@ -14,9 +14,9 @@
 
 #include <fmt/format.h>
 #include <pthread.h>
+#include <sched.h>
 
 #include "platform/memory_model.h"
-#include <sched.h>
 
 namespace rwstress::controlled {
 
