@@ -645,6 +645,19 @@ std::string why_not_explorable(const LockMeta& meta) {
          "declare RWSTRESS_LOCK_CONTROLLED)";
 }
 
+RunConfig explore_config(RunConfig base, const LockMeta& meta, int readers, int writers, int count) {
+  base.lock_spec = std::string(meta.name);
+  base.locks = {&meta};
+  base.readers = readers;
+  base.writers = writers;
+  base.threads = writers;
+  if (count > 0) base.count = count;
+  base.injection.specs.clear();
+  base.tuning.spin_limit = kExploreSpinLimit;
+  base.explore = RunConfig::Explore{};
+  return base;
+}
+
 ExploreOutcome explore_quietly(const RunConfig& cfg, const LockMeta& meta) {
   const LockEntry& entry = entry_of(meta);
   const ExploreShape shape = shape_of(cfg, meta);

@@ -44,6 +44,12 @@ int run_explore(const RunConfig& cfg, const Output& out);
 // Why `meta` cannot be explored, as the end of a sentence; "" when it can.
 std::string why_not_explorable(const LockMeta& meta);
 
+// `base` set to explore `meta` alone at a shape (readers, writers or
+// threads, a semaphore's count where > 0): no injectors, explore's spin
+// limit, the default strategy and budget (validate's stage and selftest
+// set what they need on it).
+RunConfig explore_config(RunConfig base, const LockMeta& meta, int readers, int writers, int count);
+
 // One search of one lock at cfg's shape and strategy, told as a row rather
 // than printed (validate's exploration stage): a failure is shrunk as
 // explore shrinks it and comes with its replay command.

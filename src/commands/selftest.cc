@@ -203,6 +203,13 @@ struct BustedRunner {
         cap + std::chrono::seconds(30));
   }
 
+  // A case's table row.
+  void print_row(const BustedCase& c, const LockEntry& e, Verdict observed,
+                 const std::string& seconds, const std::string& result) const {
+    print(fmt::format(fmt::runtime(kRow), c.lock, e.meta.origin, bug_width,
+                      verdict_name(c.expected), verdict_name(observed), seconds, result));
+  }
+
   // One row: the case run (twice if required and missed the first time).
   // A race is a matter of scheduling: one run in tens can miss it (CI saw
   // busted-ticket-wrap PASS once in 2 s); the row says when a second run
@@ -245,9 +252,7 @@ struct BustedRunner {
     if (ok && second) result += " on a second run";
     if (ok && busy_tries > 0) result += fmt::format(" after {} tr{} on a busy machine", busy_tries, busy_tries == 1 ? "y" : "ies");
     if (!how.empty()) result += fmt::format(" ({})", how);
-    print(fmt::format(fmt::runtime(kRow), c.lock, e.meta.origin, bug_width,
-                      verdict_name(c.expected), verdict_name(o.verdict),
-                      ok ? fmt::format("{:.2f}", seconds) : "-", result));
+    print_row(c, e, o.verdict, ok ? fmt::format("{:.2f}", seconds) : "-", result);
     return ok ? Outcome::kCaught : not_judged ? Outcome::kNotJudged : Outcome::kMissed;
   }
 
@@ -255,11 +260,7 @@ struct BustedRunner {
   // threads under --memory c11 (deterministic: one run), in a child like
   // the others.
   Outcome explored(const BustedCase& c, const LockEntry& e) const {
-    RunConfig cfg;
-    cfg.lock_spec = std::string(c.lock);
-    cfg.locks = {&e.meta};
-    cfg.writers = cfg.threads = c.writers;
-    cfg.tuning.spin_limit = kExploreSpinLimit;
+    RunConfig cfg = explore_config(RunConfig{}, e.meta, 0, c.writers, 0);
     cfg.seed = opt.seed;
     cfg.explore.schedules = 100;
     cfg.explore.memory_c11 = true;
@@ -273,11 +274,9 @@ struct BustedRunner {
         },
         cap + std::chrono::seconds(30));
     const bool ok = caught(c, o.verdict);
-    print(fmt::format(fmt::runtime(kRow), c.lock, e.meta.origin, bug_width,
-                      verdict_name(c.expected), verdict_name(o.verdict),
-                      ok ? fmt::format("{:.2f}", o.seconds) : "-",
-                      std::string(ok ? "caught" : "MISSED") +
-                          " (explore --memory c11, at most 100 PCT schedules)"));
+    print_row(c, e, o.verdict, ok ? fmt::format("{:.2f}", o.seconds) : "-",
+              std::string(ok ? "caught" : "MISSED") +
+                  " (explore --memory c11, at most 100 PCT schedules)");
     return ok ? Outcome::kCaught : Outcome::kMissed;
   }
 

@@ -273,16 +273,7 @@ StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Out
   out.print(fmt::format("{:<36} {:<8} {:>8} {:>14}", "EXPLORATION", "VERDICT", "SECONDS",
                         "SCHEDULES"));
   for (const ExploreScenario& x : battery) {
-    RunConfig cfg = base;
-    cfg.lock_spec = std::string(meta.name);
-    cfg.locks = {&meta};
-    cfg.readers = x.readers;
-    cfg.writers = x.writers;
-    cfg.threads = x.writers;
-    if (x.count > 0) cfg.count = x.count;
-    cfg.injection.specs.clear();
-    cfg.tuning.spin_limit = kExploreSpinLimit;
-    cfg.explore = RunConfig::Explore{};
+    RunConfig cfg = explore_config(base, meta, x.readers, x.writers, x.count);
     if (std::string err = parse_explore_strategy(x.strategy, &cfg.explore); !err.empty()) {
       out.error(fmt::format("validate: exploration '{}': {}", x.name, err));  // test_cli checks
       r.error = true;
