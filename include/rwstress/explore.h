@@ -36,8 +36,8 @@
 extern "C" {
 #endif
 
-/* 1: the first table. 2: signal_check. 3: model. */
-#define RWSTRESS_EXPLORE_HOST_ABI 3
+/* 1: the first table. 2: signal_check. 3: model. 4: model_load. */
+#define RWSTRESS_EXPLORE_HOST_ABI 4
 
 /* What an access was, for the memory model (model() below). */
 #define RWSTRESS_MODEL_LOAD 0
@@ -45,6 +45,7 @@ extern "C" {
 #define RWSTRESS_MODEL_RMW 2
 #define RWSTRESS_MODEL_FENCE 3          /* word: 0 */
 #define RWSTRESS_MODEL_FENCE_EVERYONE 4 /* membarrier(), a grace period; word 0, order 0 */
+#define RWSTRESS_MODEL_LOCAL_RMW 5      /* a non-atomic RMW of this CPU's copy (this_cpu_inc) */
 
 struct rwstress_explore_host {
     unsigned abi; /* RWSTRESS_EXPLORE_HOST_ABI */
@@ -87,6 +88,11 @@ struct rwstress_explore_host {
      * order, numbered as GCC's __ATOMIC_* (0 relaxed .. 5 seq_cst).
      * Nothing otherwise. */
     void (*model)(unsigned long word, unsigned size, int kind, int order);
+    /* ABI 4. A load of `size` bytes (at most 8) at `word` just done, whose
+     * value is at `value`: under explore --memory c11 or tso the model may
+     * replace it with an older value the model lets the load read (a
+     * choice of the schedule); the model's LOAD event otherwise. */
+    void (*model_load)(unsigned long word, unsigned size, int order, void *value);
 };
 
 /* Set by rwstress_explore_attach_v1; one definition across the plugin's
@@ -148,6 +154,15 @@ static inline void rwstress_explore_model(const volatile void *word, unsigned si
     if (rwstress_explore_host_ && rwstress_explore_host_->abi >= 3)
         rwstress_explore_host_->model((unsigned long)word, size, kind, order);
 }
+/* A load's memory-model event, with its value: the host may replace it
+ * (ABI 4); an ABI 3 host takes it as a load of the latest store. */
+static inline void rwstress_explore_model_load(const volatile void *word, unsigned size, int order,
+                                               void *value) {
+    if (rwstress_explore_host_ && rwstress_explore_host_->abi >= 4)
+        rwstress_explore_host_->model_load((unsigned long)word, size, order, value);
+    else
+        rwstress_explore_model(word, size, RWSTRESS_MODEL_LOAD, order);
+}
 static inline void rwstress_explore_op_end(void) {
     if (rwstress_explore_host_) rwstress_explore_host_->op_end();
 }
@@ -182,6 +197,17 @@ static inline unsigned long long rwstress_explore_bits_(const volatile void *p, 
         RWSTRESS_EXPLORE_AUTO_ rwstress_o_ = RWSTRESS_ACCESS_UNMODELLED(ptr, what, expr);  \
         rwstress_explore_model((ptr), sizeof(*(ptr)), (kind), (order));                    \
         rwstress_o_;                                                                       \
+    })
+/* A load of the scalar (at most 8 bytes) PTR points to, with ORDER (as
+ * __ATOMIC_*), made a scheduling point; its value. Under explore --memory
+ * c11 or tso it may be an older value the model lets the load read (a
+ * choice of the schedule, replayed), as weaker hardware may show it. */
+#define RWSTRESS_LOAD(ptr, what, order)                                                     \
+    __extension__({                                                                        \
+        RWSTRESS_EXPLORE_AUTO_ rwstress_l_ =                                               \
+            RWSTRESS_ACCESS_UNMODELLED(ptr, what, __atomic_load_n((ptr), (order)));        \
+        rwstress_explore_model_load((ptr), (unsigned)sizeof rwstress_l_, (order), &rwstress_l_); \
+        rwstress_l_;                                                                       \
     })
 /* For code that makes its own rwstress_explore_model() calls (the
  * kernel-compat layer's explore build): a point, not told to the model. */

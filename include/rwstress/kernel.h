@@ -126,7 +126,14 @@
     __rwsk_MM(P, kind, mo);              \
     __rwsk_mv;                           \
   })
-#define __rwsk_op_load(P, mo) __rwsk_MMVAL(P, LOAD, mo, __atomic_load_n((P), (mo)))
+/* A load's value goes through the model, which may make it an older one. */
+#define __rwsk_MMREAD(P, mo, expr)                                              \
+  __extension__({                                                               \
+    __auto_type __rwsk_mv = (expr);                                             \
+    rwstress_explore_model_load((P), (unsigned)sizeof(__rwsk_mv), (mo), &__rwsk_mv); \
+    __rwsk_mv;                                                                  \
+  })
+#define __rwsk_op_load(P, mo) __rwsk_MMREAD(P, mo, __atomic_load_n((P), (mo)))
 #define __rwsk_op_store(P, v, mo) \
   __extension__({ __atomic_store_n((P), (v), (mo)); __rwsk_MM(P, STORE, mo); })
 #define __rwsk_op_xchg(P, v, mo) __rwsk_MMVAL(P, RMW, mo, __atomic_exchange_n((P), (v), (mo)))
@@ -140,7 +147,7 @@
     __rwsk_ok;                                                                 \
   })
 #define __rwsk_op_rmw(P, op, i, mo) __rwsk_MMVAL(P, RMW, mo, __atomic_##op((P), (i), (mo)))
-#define __rwsk_op_vload(P) __rwsk_MMVAL(P, LOAD, __ATOMIC_RELAXED, (*(const volatile __typeof__(*(P)) *)(P)))
+#define __rwsk_op_vload(P) __rwsk_MMREAD(P, __ATOMIC_RELAXED, (*(const volatile __typeof__(*(P)) *)(P)))
 #define __rwsk_op_vstore(P, v) __rwsk_MMVAL(P, STORE, __ATOMIC_RELAXED, (*(volatile __typeof__(*(P)) *)(P) = (v)))
 #else
 #define __rwsk_XP(ptr, what, OP, ...) OP((ptr), ##__VA_ARGS__)

@@ -533,11 +533,21 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   explore
       ->add_option_function<std::string>(
           "--memory",
-          [&cfg](const std::string& m) { cfg.explore.memory_c11 = m == "c11"; },
-          "sc (default): one thread at a time, every access seen at once; c11: also the "
-          "release/acquire memory model, and each holder must have the last write hold's data "
-          "in its view (docs/explore.md, \"Memory models\")")
-      ->check(CLI::IsMember({"sc", "c11"}));
+          [&cfg](const std::string& m) {
+            cfg.explore.memory = m == "c11"   ? ExploreMemory::kC11
+                                 : m == "tso" ? ExploreMemory::kTso
+                                              : ExploreMemory::kSc;
+          },
+          "sc (default): one thread at a time, every access seen at once; c11: the "
+          "release/acquire memory model (loads may read older stores it allows, and each holder "
+          "must have the last write hold's data in its view); tso: x86's store buffers "
+          "(docs/explore.md, \"Memory models\")")
+      ->check(CLI::IsMember({"sc", "c11", "tso"}));
+  explore
+      ->add_option("--stale-reads", cfg.explore.stale_reads,
+                   "under --memory c11 or tso: how many loads of a random or pct schedule may "
+                   "read an older value the model allows, each a choice (default 4)")
+      ->check(CLI::Range(0, 1000));
   explore->add_flag("--no-shrink", raw.explore_no_shrink,
                     "report the first failing schedule as found, not shrunk to fewer preemptions");
   CLI::App* fuzz = raw.fuzz = app.add_subcommand(
@@ -687,11 +697,11 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
       return fmt::format("explore: {} ({}) cannot be explored: {}", m->name, m->origin,
                          why_not_explorable(*m));
   for (const LockMeta* m : cfg.locks)
-    if (x.memory_c11 && !memory_modelled(*m))
-      return fmt::format("explore --memory c11: {} ({}) was built on an <rwstress/explore.h> "
+    if (x.memory != ExploreMemory::kSc && !memory_modelled(*m))
+      return fmt::format("explore --memory {}: {} ({}) was built on an <rwstress/explore.h> "
                          "older than host ABI 3, whose accesses do not tell the memory model "
                          "what they are; rebuild it",
-                         m->name, m->origin);
+                         memory_name(x.memory), m->name, m->origin);
   for (const LockMeta* m : cfg.locks)
     if (cfg.threads_for(m->family) > kExploreMaxThreads)
       return fmt::format("explore: {} threads for {}; a controlled run takes at most {}",

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "platform/memory_model.h"
 #include "platform/splitmix.h"
 #include "registry/registry.h"
 #include "run/explore_run.h"
@@ -83,7 +84,9 @@ std::string replay_flags(const LockMeta& meta, const ExploreShape& shape,
     if (sc.tuning.*k.field != LockTuning{}.*k.field && reads_knob(k, meta.name))
       f += fmt::format(" --{} {}", k.flag, knob_text(k, sc.tuning.*k.field));
   return f + fmt::format(" --ops {}{}{}", shape.ops, x.signals ? " --signals" : "",
-                         x.memory_c11 ? " --memory c11" : "");
+                         x.memory != ExploreMemory::kSc
+                             ? fmt::format(" --memory {}", memory_name(x.memory))
+                             : "");
 }
 
 // What a schedule that did not pass shows: the checkers' findings, or the
@@ -117,7 +120,8 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
     const ctl::Step& a = trace[i];
     const ctl::Step& b = trace[j];
     return a.thread == b.thread && std::string_view(a.what) == b.what && a.word == b.word &&
-           a.has_value == b.has_value && a.before == b.before && a.after == b.after;
+           a.has_value == b.has_value && a.before == b.before && a.after == b.after &&
+           a.older == b.older;
   };
   struct Group {
     std::size_t first, count, period;  // `count` times the `period` steps from `first`
@@ -148,7 +152,10 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
   auto step_line = [&](std::size_t at, const std::string& note) {
     const ctl::Step& s = trace[at];
     std::string value;
-    if (s.has_value)
+    if (s.older > 0)  // a load that read an older value than memory held
+      value = fmt::format("{:#x} (memory: {:#x}; an older store the model allows)", s.after,
+                          s.before);
+    else if (s.has_value)
       value = s.before == s.after ? fmt::format("{:#x}", s.before)
                                   : fmt::format("{:#x} -> {:#x}", s.before, s.after);
     if (!note.empty()) value += (value.empty() ? "" : "  ") + note;
@@ -176,7 +183,10 @@ ctl::Options base_options(const RunConfig& cfg) {
   o.step_ns = cfg.explore.step_ns;
   o.spurious_wakes = cfg.explore.spurious_wakes;  // not taken by kFirst (exhaustive, replay)
   o.signals = cfg.explore.signals;
-  o.model_memory = cfg.explore.memory_c11;
+  o.memory = cfg.explore.memory == ExploreMemory::kC11   ? ctl::Memory::kC11
+             : cfg.explore.memory == ExploreMemory::kTso ? ctl::Memory::kTso
+                                                         : ctl::Memory::kSc;
+  o.stale_reads = cfg.explore.stale_reads;
   return o;
 }
 
@@ -562,7 +572,9 @@ std::string decode_replay(const std::string& code, std::uint64_t* digest,
     const char* b = tok.data();
     const char* e = b + tok.size();
     auto [q, ec1] = std::from_chars(b, e, thread);
-    if (ec1 != std::errc() || thread < 0 || thread >= 2 * ctl::kSignalChoice) return want;
+    if (ec1 != std::errc() || thread < 0 ||
+        thread >= (ctl::MemoryModel::kMaxOlder + 1) * ctl::kReadChoice)
+      return want;
     if (q != e) {
       if (*q != 'x') return want;
       auto [r, ec2] = std::from_chars(q + 1, e, times);
@@ -585,7 +597,9 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     out.print(fmt::format("rwstress explore: {} ({}), {}{}, at most {} schedules, seed {:#x}",
                           meta->name, shape_text(shape), strategy_text(cfg.explore),
                           std::string(cfg.explore.signals ? ", fatal signals (at spurious wake-ups and signal checks)" : "") +
-                              (cfg.explore.memory_c11 ? ", memory model c11" : ""),
+                              (cfg.explore.memory != ExploreMemory::kSc
+                                   ? fmt::format(", memory model {}", memory_name(cfg.explore.memory))
+                                   : ""),
                           cfg.explore.schedules, cfg.seed));
     Search search;
     const auto start = Clock::now();

@@ -263,7 +263,7 @@ struct BustedRunner {
     RunConfig cfg = explore_config(RunConfig{}, e.meta, 0, c.writers, 0);
     cfg.seed = opt.seed;
     cfg.explore.schedules = 100;
-    cfg.explore.memory_c11 = true;
+    cfg.explore.memory = ExploreMemory::kC11;
     const IsolatedOutcome o = run_isolated(
         [&] {
           const ExploreOutcome x = explore_quietly(cfg, e.meta);

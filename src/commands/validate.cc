@@ -284,7 +284,7 @@ StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Out
     cfg.explore.schedules = base.validate_explore_schedules * (cfg.explore.exhaustive ? 5 : 1);
     r.exhaustive += cfg.explore.exhaustive;
     cfg.explore.signals = x.signals;
-    cfg.explore.memory_c11 = memory_modelled(meta);  // the same schedules, and the ordering check
+    cfg.explore.memory = memory_modelled(meta) ? ExploreMemory::kC11 : ExploreMemory::kSc;  // the same schedules, and the ordering check
     const ChildEnd end = run_in_child(
         [&] { return to_text(explore_quietly(cfg, meta)); }, std::chrono::seconds(600));
     ExploreOutcome o;

@@ -28,6 +28,13 @@ struct CpuSpec {
   std::string describe() const;
 };
 
+// explore --memory: no model (sequentially consistent), C11's
+// release/acquire, x86's store buffers (docs/explore.md, "Memory models").
+enum class ExploreMemory : std::uint8_t { kSc, kC11, kTso };
+inline const char* memory_name(ExploreMemory m) {
+  return m == ExploreMemory::kC11 ? "c11" : m == ExploreMemory::kTso ? "tso" : "sc";
+}
+
 struct RunConfig {
   std::vector<std::string> plugins;  // --plugin PATH, in the order given
   std::string lock_spec = "rwlock";
@@ -120,7 +127,8 @@ struct RunConfig {
     bool shrink = true;              // --no-shrink turns it off
     int spurious_wakes = 2;          // --spurious-wakes: per schedule (random, pct)
     bool signals = false;            // --signals: a spurious wake of a killable sleep kills
-    bool memory_c11 = false;         // --memory c11 (sc: false): the memory model's ordering check
+    ExploreMemory memory = ExploreMemory::kSc;  // --memory sc|c11|tso
+    int stale_reads = 4;             // --stale-reads: older values a schedule's loads may read
   } explore;
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line

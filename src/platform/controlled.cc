@@ -6,11 +6,13 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <pthread.h>
@@ -39,7 +41,10 @@ struct Run {
     checking.assign(std::size_t(n), false);
     signal_now.assign(std::size_t(n), false);
     signal_left = o.signals ? o.signal_checks : 0;
-    if (o.model_memory) memory = std::make_unique<MemoryModel>(n);
+    if (o.memory != Memory::kSc)
+      memory = std::make_unique<MemoryModel>(
+          n, o.memory == Memory::kTso ? MemoryModel::Kind::kTso : MemoryModel::Kind::kC11);
+    stale_left = o.stale_reads;
     times_away.assign(std::size_t(n), 0);
     spurious_left = o.spurious_wakes;
     at.assign(std::size_t(n), "start");
@@ -94,7 +99,8 @@ struct Run {
   std::vector<int> ready, moving;        // choose()'s scratch
   std::mt19937_64 rng;
   Schedule schedule;
-  std::unique_ptr<MemoryModel> memory;  // Options::model_memory
+  std::unique_ptr<MemoryModel> memory;  // Options::memory
+  int stale_left = 0;                   // older values loads may still read (Options::stale_reads)
 
   std::uint64_t now() const { return steps * options.step_ns + skipped_ns; }
 
@@ -185,7 +191,7 @@ struct Run {
     if (!options.replay.empty() || options.strategy == Strategy::kFirst) {
       if (step >= options.replay.size()) return me_in_pool ? me : pool.front();
       const int want = chosen_thread(options.replay[step]);
-      const bool signal = options.replay[step] >= kSignalChoice;
+      const bool signal = signal_chosen(options.replay[step]);
       if (!signal && want >= 0 && want < n && state[std::size_t(want)] == State::kBlocked)
         return wake_spuriously(want);  // the recording woke it for no reason here
       if (std::find(ready.begin(), ready.end(), want) == ready.end() ||
@@ -309,6 +315,16 @@ struct Run {
 thread_local Run* tl_run = nullptr;
 thread_local int tl_index = -1;
 thread_local std::size_t tl_access = 0;  // the trace index of this thread's last access
+// A store told to the model before its step has its value (the kernel
+// layer's accesses tell the model inside the access, before accessed()):
+// the model takes it once accessed() says what the word held before it.
+struct Pending {
+  const void* word = nullptr;
+  std::size_t size = 0;
+  AccessKind kind = AccessKind::kStore;
+  int order = 0;
+};
+thread_local Pending tl_pending;
 
 }  // namespace
 
@@ -447,7 +463,11 @@ void accessed(std::uint64_t before, std::uint64_t after) {
   Step& s = r->schedule.trace[tl_access];
   s.has_value = true;
   s.before = before;
-  s.after = after;
+  if (s.older == 0) s.after = after;  // (a load that read an older value shows that one)
+  if (tl_pending.word) {
+    const Pending p = std::exchange(tl_pending, Pending{});
+    model_access(p.word, p.size, p.kind, p.order);
+  }
   if (before != after) {
     std::lock_guard lock(r->mutex);
     r->moved();  // the word changed: whoever spins on it may look again
@@ -456,13 +476,64 @@ void accessed(std::uint64_t before, std::uint64_t after) {
 
 // The model is touched only by the thread holding the baton (and the
 // baton's hand-over orders it): no lock.
+namespace {
+
+// The value the calling thread's current step found at `word` (its trace
+// step, when it recorded one for that word).
+const std::uint64_t* found_at(Run* r, const void* word) {
+  if (tl_access >= r->schedule.trace.size()) return nullptr;
+  const Step& s = r->schedule.trace[tl_access];
+  return s.thread == tl_index && s.word == word && s.has_value ? &s.before : nullptr;
+}
+
+}  // namespace
+
 void model_access(const void* word, std::size_t size, AccessKind kind, int order) {
   Run* r = tl_run;
   if (!r || !r->memory) return;
+  const int t = tl_index;
+  if (kind != AccessKind::kLoad && tl_access < r->schedule.trace.size()) {
+    const Step& s = r->schedule.trace[tl_access];
+    if (s.thread == t && s.word == word && !s.has_value) {
+      tl_pending = {word, size, kind, order};  // until accessed()
+      return;
+    }
+  }
   switch (kind) {
-    case AccessKind::kLoad: r->memory->load(tl_index, word, size, order); break;
-    case AccessKind::kStore: r->memory->store(tl_index, word, size, order); break;
-    case AccessKind::kRmw: r->memory->rmw(tl_index, word, size, order); break;
+    case AccessKind::kLoad: r->memory->load(t, word, size, order, 0); break;
+    case AccessKind::kStore: r->memory->store(t, word, size, order, found_at(r, word)); break;
+    case AccessKind::kRmw: r->memory->rmw(t, word, size, order, found_at(r, word)); break;
+    case AccessKind::kLocalRmw: r->memory->local_rmw(t, word, size, found_at(r, word)); break;
+  }
+}
+
+void model_load(const void* word, std::size_t size, int order, void* value) {
+  Run* r = tl_run;
+  if (!r || !r->memory) return;
+  const int t = tl_index;
+  std::uint64_t older[MemoryModel::kMaxOlder];
+  const int offered = size <= 8 ? r->memory->older(t, word, size, order, older) : 0;
+  int pick = 0;
+  // The choice belongs to the step that let this thread run its load: the
+  // latest choice recorded (nobody else ran since).
+  std::vector<int>& choices = r->schedule.choices;
+  const std::size_t at = choices.size() - 1;
+  if (offered > 0 && !choices.empty()) {
+    const Options& o = r->options;
+    if (!o.replay.empty() || o.strategy == Strategy::kFirst) {
+      pick = at < o.replay.size() ? std::min(read_chosen(o.replay[at]), offered) : 0;
+    } else if (r->stale_left > 0 && r->rng() % 4 == 0) {
+      --r->stale_left;
+      pick = 1 + int(r->rng() % std::uint64_t(offered));
+    }
+  }
+  r->memory->load(t, word, size, order, pick);
+  if (pick == 0) return;
+  choices[at] += pick * kReadChoice;
+  std::memcpy(value, &older[pick - 1], size);
+  if (tl_access < r->schedule.trace.size()) {
+    Step& s = r->schedule.trace[tl_access];
+    if (s.thread == t && s.word == word) s.older = pick, s.after = older[pick - 1];
   }
 }
 
@@ -493,6 +564,7 @@ void wait_on(const std::atomic<std::uint32_t>* word, std::uint32_t expected,
   std::unique_lock lock(r->mutex);
   const int me = tl_index;
   r->step(lock, me, what, word);
+  if (r->memory) r->memory->settle(me, word, sizeof *word);  // the system call reads memory
   if (word->load(std::memory_order_relaxed) != expected) return;  // as FUTEX_WAIT: EAGAIN
   if (timed && deadline_from_now == 0) return;
   const std::size_t u = std::size_t(me);
@@ -518,6 +590,7 @@ int futex_wake(const void* word, int n) {
   Run* r = tl_run;
   if (!r) return 0;
   std::unique_lock lock(r->mutex);
+  if (r->memory) r->memory->settle(tl_index, word, 4);
   // The longest blocked first, as the kernel's futex hash bucket queue.
   std::vector<int> waiters;
   for (int i = 0; i < r->n; ++i)

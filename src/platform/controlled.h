@@ -43,6 +43,10 @@ namespace rwstress::controlled {
 // eligible index: one schedule, no draw (exhaustive search's extension).
 enum class Strategy : std::uint8_t { kRandom, kPct, kBounded, kFirst };
 
+// --memory: none (every access sequentially consistent, as the run
+// makes them), c11's release/acquire, x86's store buffers.
+enum class Memory : std::uint8_t { kSc, kC11, kTso };
+
 struct Options {
   Strategy strategy = Strategy::kRandom;
   std::uint64_t seed = 0;
@@ -71,16 +75,26 @@ struct Options {
   // steps, and a timed wait whose deadline passes is woken as timed out.
   std::uint64_t step_ns = 1000;
   // The choice at each step: the thread, plus kSignalChoice where a signal
-  // arrived at its check; empty: the strategy's.
+  // arrived at its check, plus kReadChoice times the older value its load
+  // read; empty: the strategy's.
   std::vector<int> replay;
-  // --memory c11: the run keeps a memory model (platform/memory_model.h)
-  // that model_access() and model_fence() feed and model_missed() asks.
-  bool model_memory = false;
+  // --memory c11 or tso: the run keeps a memory model
+  // (platform/memory_model.h) that model_access(), model_load() and
+  // model_fence() feed and model_missed() asks.
+  Memory memory = Memory::kSc;
+  // Under a model, random, pct and bounded schedules may let a load read
+  // an older value the model allows: up to stale_reads a schedule, one
+  // time in four where there is one (exhaustive search reads the latest).
+  int stale_reads = 4;
 };
 
 // A choice that also delivered a signal at the chosen thread's check.
 inline constexpr int kSignalChoice = 64;
+// A choice whose step's load read the k-th older value: + k * kReadChoice.
+inline constexpr int kReadChoice = 128;
 inline int chosen_thread(int choice) { return choice % kSignalChoice; }
+inline bool signal_chosen(int choice) { return choice / kSignalChoice % 2 != 0; }
+inline int read_chosen(int choice) { return choice / kReadChoice; }
 
 enum class Outcome : std::uint8_t {
   kDone,            // every body returned
@@ -100,6 +114,7 @@ struct Step {
   bool has_value = false;
   std::uint64_t before = 0;
   std::uint64_t after = 0;
+  int older = 0;  // a load that read the k-th older value the memory model allowed (after: it)
 };
 
 // At one decision: the threads the strategy could pick (bit per thread),
@@ -232,8 +247,13 @@ int current_cpu();
 // the calling thread's access to `size` bytes at `word`, once done, with its order (as
 // std::memory_order numbers it); a fence; every thread at a fence at once
 // (membarrier(), an RCU grace period). No-ops on any other run or thread.
-enum class AccessKind : std::uint8_t { kLoad, kStore, kRmw };
+// kLocalRmw: a non-atomic read-modify-write of this CPU's own copy of a
+// per-CPU variable (this_cpu_inc). A load told with model_access() reads
+// the latest store; model_load() lets the model choose an older one: it
+// may replace the `size` bytes at `value` (the value the load got).
+enum class AccessKind : std::uint8_t { kLoad, kStore, kRmw, kLocalRmw };
 void model_access(const void* word, std::size_t size, AccessKind kind, int order);
+void model_load(const void* word, std::size_t size, int order, void* value);
 void model_fence(int order);
 void model_fence_everyone();
 // Whether the caller's run keeps a memory model.
@@ -259,9 +279,9 @@ class Atomic {
 
   T load(std::memory_order o = std::memory_order_seq_cst) const noexcept {
     access(this, "load");
-    const T x = v_.load(o);
+    T x = v_.load(o);
     accessed(bits(x), bits(x));
-    model_access(this, sizeof(T), AccessKind::kLoad, int(o));
+    model_load(this, sizeof(T), int(o), &x);
     return x;
   }
   void store(T x, std::memory_order o = std::memory_order_seq_cst) noexcept {

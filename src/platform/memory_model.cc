@@ -1,20 +1,39 @@
 #include "platform/memory_model.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace rwstress::controlled {
 
 namespace {
+
+// Stores a location remembers (a buffered store leaving it is drained).
+constexpr std::size_t kHistory = 16;
 
 bool acquires(int order) {
   return order == kConsume || order == kAcquire || order == kAcqRel || order == kSeqCst;
 }
 bool releases(int order) { return order == kRelease || order == kAcqRel || order == kSeqCst; }
 
+std::uint64_t byte_of(std::uint64_t bytes, unsigned b) { return bytes >> (8 * b) & 0xff; }
+
+// The bytes [lo, hi) of the word at their places, from the access's value
+// (its first bytes first).
+std::uint64_t placed(std::uint64_t value, unsigned lo, unsigned hi) {
+  const unsigned n = hi - lo;
+  const std::uint64_t mask = n >= 8 ? ~std::uint64_t(0) : (std::uint64_t(1) << (8 * n)) - 1;
+  return (value & mask) << (8 * lo);
+}
+
 }  // namespace
 
-MemoryModel::MemoryModel(int threads)
-    : cur_(std::size_t(threads)), acquired_(std::size_t(threads)), released_(std::size_t(threads)) {}
+MemoryModel::MemoryModel(int threads, Kind kind)
+    : kind_(kind),
+      cur_(std::size_t(threads)),
+      acquired_(std::size_t(threads)),
+      released_(std::size_t(threads)),
+      buffer_(std::size_t(threads)),
+      drained_(std::size_t(threads), 0) {}
 
 void MemoryModel::join(View& into, const View& from) {
   if (into.size() < from.size()) into.resize(from.size(), 0);
@@ -44,6 +63,79 @@ void MemoryModel::seq_cst_fence(int t) {
   released_[std::size_t(t)] = cur;
 }
 
+bool MemoryModel::visible(int t, const Store& s) const {
+  return kind_ == Kind::kC11 || s.writer < 0 || s.writer == t ||
+         s.seq <= drained_[std::size_t(s.writer)];
+}
+
+template <class Counts>
+bool MemoryModel::latest_per_byte(const Location& l, const Span& s, Counts counts,
+                                  std::array<std::int16_t, 8>* from) const {
+  for (unsigned b = s.lo; b < s.hi; ++b) {
+    (*from)[b] = -1;
+    for (std::size_t i = l.history.size(); i-- > 0;) {
+      const Store& st = l.history[i];
+      if (st.lo <= b && b < st.hi && counts(st)) {
+        (*from)[b] = std::int16_t(i);
+        break;
+      }
+    }
+    if ((*from)[b] < 0) return false;
+  }
+  return true;
+}
+
+void MemoryModel::drain(int u, std::uint64_t seq) {
+  std::vector<Buffered>& buf = buffer_[std::size_t(u)];
+  while (!buf.empty() && buf.front().seq <= seq) {
+    const Buffered first = buf.front();
+    // Every store made before it to the same word goes to memory first.
+    for (const Store& st : locations_[first.x].history)
+      if (st.seq < first.seq && st.writer >= 0 && st.writer != u &&
+          st.seq > drained_[std::size_t(st.writer)])
+        drain(st.writer, st.seq);
+    // (The recursion cannot have drained this one: only lower seqs.)
+    buf.erase(buf.begin());
+    drained_[std::size_t(u)] = first.seq;
+  }
+}
+
+void MemoryModel::drain_everyone() {
+  for (std::size_t u = 0; u < buffer_.size(); ++u) drain(int(u), seq_);
+}
+
+void MemoryModel::drain_latest(int t, const Span& s) {
+  const Location& l = locations_[s.x];
+  for (unsigned b = s.lo; b < s.hi; ++b)
+    for (std::size_t i = l.history.size(); i-- > 0;) {
+      const Store& st = l.history[i];
+      if (st.lo <= b && b < st.hi) {
+        if (st.writer >= 0 && st.writer != t) drain(st.writer, st.seq);
+        break;
+      }
+    }
+}
+
+void MemoryModel::check(const Span& s, std::uint64_t found) {
+  Location& l = locations_[s.x];
+  if (l.history.empty()) {
+    l.history.push_back({0, 0, -1, std::uint8_t(s.lo), std::uint8_t(s.hi), found, nullptr});
+    return;
+  }
+  for (unsigned b = s.lo; b < s.hi && !l.mixed; ++b)
+    for (std::size_t i = l.history.size(); i-- > 0;) {
+      const Store& st = l.history[i];
+      if (st.lo <= b && b < st.hi) {
+        if (byte_of(st.bytes, b) != byte_of(found, b)) l.mixed = true;
+        break;
+      }
+    }
+  // Under tso a store the model did not see went straight to memory:
+  // everything buffered is drained (as it may be at any time) so that no
+  // later load sees it without what was stored before it.
+  if (l.mixed && kind_ == Kind::kTso) drain_everyone();
+}
+
 void MemoryModel::read(int t, const Span& s, View& into) {
   const Location& l = locations_[s.x];
   View& cur = cur_[std::size_t(t)];
@@ -58,7 +150,7 @@ void MemoryModel::read(int t, const Span& s, View& into) {
   }
 }
 
-void MemoryModel::write(int t, const Span& s, int order, const View* replaced) {
+void MemoryModel::write(int t, const Span& s, const void* at, int order, const View* replaced) {
   Location& l = locations_[s.x];
   View& cur = cur_[std::size_t(t)];
   if (cur.size() <= s.x) cur.resize(s.x + 1, 0);
@@ -70,40 +162,172 @@ void MemoryModel::write(int t, const Span& s, int order, const View* replaced) {
   (*carried)[s.x] = l.latest;
   std::shared_ptr<const View> shared = std::move(carried);
   for (unsigned b = s.lo; b < s.hi; ++b) l.carried[b] = shared;
+  // What it stored, read back from memory (inside the accessed object).
+  const auto word = reinterpret_cast<std::uintptr_t>(at) & ~std::uintptr_t(7);
+  std::uint64_t value = 0;
+  std::memcpy(&value, reinterpret_cast<const void*>(word + s.lo), s.hi - s.lo);
+  const std::uint64_t seq = ++seq_;
+  l.history.push_back({l.latest, seq, t, std::uint8_t(s.lo), std::uint8_t(s.hi),
+                       placed(value, s.lo, s.hi), shared});
+  if (kind_ == Kind::kTso) buffer_[std::size_t(t)].push_back({seq, s.x});
+  if (l.history.size() > kHistory) {
+    const Store gone = l.history.front();
+    if (gone.writer >= 0) drain(gone.writer, gone.seq);  // a buffered store stays known
+    l.history.erase(l.history.begin());
+  }
 }
 
-void MemoryModel::load(int t, const void* word, std::size_t size, int order) {
-  if (order == kSeqCst) seq_cst_fence(t);
+void MemoryModel::store(int t, const void* word, std::size_t size, int order,
+                        const std::uint64_t* found) {
   int n = 0;
   const std::array<Span, 2> sp = spans(word, size, &n);
-  View& into = acquires(order) ? cur_[std::size_t(t)] : acquired_[std::size_t(t)];
-  for (int i = 0; i < n; ++i) read(t, sp[std::size_t(i)], into);
+  if (n == 1 && found) check(sp[0], placed(*found, sp[0].lo, sp[0].hi));
+  for (int i = 0; i < n; ++i) locations_[sp[std::size_t(i)].x].mixed |= n > 1;
+  if (kind_ == Kind::kTso) {
+    // A plain mov: buffered, a release to the views; a seq_cst store is an
+    // xchg: the buffer drains with it.
+    for (int i = 0; i < n; ++i) write(t, sp[std::size_t(i)], word, kRelease, nullptr);
+    if (order == kSeqCst) {
+      drain(t, seq_);
+      seq_cst_fence(t);
+    }
+    return;
+  }
+  if (order == kSeqCst) seq_cst_fence(t);
+  for (int i = 0; i < n; ++i) write(t, sp[std::size_t(i)], word, order, nullptr);
+  if (order == kSeqCst) seq_cst_fence(t);
 }
 
-void MemoryModel::store(int t, const void* word, std::size_t size, int order) {
-  if (order == kSeqCst) seq_cst_fence(t);
+void MemoryModel::rmw(int t, const void* word, std::size_t size, int order,
+                      const std::uint64_t* found) {
   int n = 0;
   const std::array<Span, 2> sp = spans(word, size, &n);
-  for (int i = 0; i < n; ++i) write(t, sp[std::size_t(i)], order, nullptr);
+  if (n == 1 && found) check(sp[0], placed(*found, sp[0].lo, sp[0].hi));
+  for (int i = 0; i < n; ++i) locations_[sp[std::size_t(i)].x].mixed |= n > 1;
+  if (kind_ == Kind::kTso) {
+    // A locked instruction: the buffer drains, it reads and writes memory.
+    order = kSeqCst;
+    drain(t, seq_);
+    for (int i = 0; i < n; ++i) drain_latest(t, sp[std::size_t(i)]);
+  }
   if (order == kSeqCst) seq_cst_fence(t);
-}
-
-void MemoryModel::rmw(int t, const void* word, std::size_t size, int order) {
-  if (order == kSeqCst) seq_cst_fence(t);
-  int n = 0;
-  const std::array<Span, 2> sp = spans(word, size, &n);
   for (int i = 0; i < n; ++i) {
     // An RMW reads the latest stores to its bytes; its own store carries
     // what they carried on (a release sequence).
     View replaced;
     read(t, sp[std::size_t(i)], replaced);
     join(acquires(order) ? cur_[std::size_t(t)] : acquired_[std::size_t(t)], replaced);
-    write(t, sp[std::size_t(i)], order, &replaced);
+    write(t, sp[std::size_t(i)], word, order, &replaced);
   }
+  if (kind_ == Kind::kTso) drain(t, seq_);
   if (order == kSeqCst) seq_cst_fence(t);
 }
 
+void MemoryModel::local_rmw(int t, const void* word, std::size_t size,
+                            const std::uint64_t* found) {
+  if (kind_ == Kind::kC11) return rmw(t, word, size, kRelaxed, found);
+  int n = 0;
+  const std::array<Span, 2> sp = spans(word, size, &n);
+  if (n == 1 && found) check(sp[0], placed(*found, sp[0].lo, sp[0].hi));
+  for (int i = 0; i < n; ++i) {
+    const Span& s = sp[std::size_t(i)];
+    locations_[s.x].mixed |= n > 1;
+    drain_latest(t, s);  // it read memory
+    read(t, s, cur_[std::size_t(t)]);
+    write(t, s, word, kRelease, nullptr);  // and its store waits in the buffer
+  }
+}
+
+int MemoryModel::older(int t, const void* word, std::size_t size, int order,
+                       std::uint64_t* values) {
+  older_.clear();
+  int n = 0;
+  const std::array<Span, 2> sp = spans(word, size, &n);
+  if (n != 1) {
+    for (int i = 0; i < n; ++i) locations_[sp[std::size_t(i)].x].mixed = true;
+    return 0;
+  }
+  const Span& s = sp[0];
+  std::uint64_t now = 0;
+  std::memcpy(&now, word, s.hi - s.lo);
+  now = placed(now, s.lo, s.hi);
+  check(s, now);
+  const Location& l = locations_[s.x];
+  if (l.mixed || (kind_ == Kind::kC11 && order == kSeqCst)) return 0;
+  auto value_of = [&](const std::array<std::int16_t, 8>& from) {
+    std::uint64_t v = 0;
+    for (unsigned b = s.lo; b < s.hi; ++b)
+      v |= byte_of(l.history[std::size_t(from[b])].bytes, b) << (8 * b);
+    return v;
+  };
+  auto offer = [&](const std::array<std::int16_t, 8>& from) {
+    const std::uint64_t v = value_of(from);
+    if (v == now) return;
+    for (std::size_t k = 0; k < older_.size(); ++k)
+      if (value_of(older_[k].from) == v) return;
+    values[older_.size()] = v >> (8 * s.lo);
+    older_.push_back({from});
+  };
+  if (kind_ == Kind::kTso) {
+    // What the thread sees: its own buffer first, then memory.
+    std::array<std::int16_t, 8> from{};
+    if (latest_per_byte(l, s, [&](const Store& st) { return visible(t, st); }, &from))
+      offer(from);
+    return int(older_.size());
+  }
+  // c11: any store that covers the load's bytes and is not older than the
+  // thread's view of the word, nearest first.
+  const View& cur = cur_[std::size_t(t)];
+  const std::uint32_t seen = s.x < cur.size() ? cur[s.x] : 0;
+  for (std::size_t i = l.history.size(); i-- > 0 && older_.size() < std::size_t(kMaxOlder);) {
+    const Store& st = l.history[i];
+    if (st.ts < seen) break;
+    if (st.lo > s.lo || st.hi < s.hi) continue;
+    std::array<std::int16_t, 8> from{};
+    from.fill(std::int16_t(i));
+    offer(from);
+  }
+  return int(older_.size());
+}
+
+void MemoryModel::load(int t, const void* word, std::size_t size, int order, int pick) {
+  if (kind_ == Kind::kTso) order = kAcquire;  // every x86 load is one
+  if (order == kSeqCst) seq_cst_fence(t);
+  int n = 0;
+  const std::array<Span, 2> sp = spans(word, size, &n);
+  View& into = acquires(order) ? cur_[std::size_t(t)] : acquired_[std::size_t(t)];
+  if (pick <= 0 || std::size_t(pick) > older_.size() || n != 1) {
+    for (int i = 0; i < n; ++i) {
+      if (kind_ == Kind::kTso) drain_latest(t, sp[std::size_t(i)]);
+      read(t, sp[std::size_t(i)], into);
+    }
+    return;
+  }
+  // An older value: the views its stores carry, and the thread's view of
+  // the word moves up to them (it may not read older ones afterwards).
+  const Span& s = sp[0];
+  const Location& l = locations_[s.x];
+  View& cur = cur_[std::size_t(t)];
+  if (cur.size() <= s.x) cur.resize(s.x + 1, 0);
+  std::int16_t last = -1;
+  for (unsigned b = s.lo; b < s.hi; ++b) {
+    const std::int16_t i = older_[std::size_t(pick - 1)].from[b];
+    if (i == last) continue;
+    last = i;
+    const Store& st = l.history[std::size_t(i)];
+    if (st.carried) join(into, *st.carried);
+    cur[s.x] = std::max(cur[s.x], st.ts);
+  }
+}
+
 void MemoryModel::fence(int t, int order) {
+  if (kind_ == Kind::kTso) {
+    if (order == kSeqCst) {  // mfence
+      drain(t, seq_);
+      seq_cst_fence(t);
+    }
+    return;  // the rest orders nothing x86 does not
+  }
   if (order == kSeqCst) {
     seq_cst_fence(t);
     return;
@@ -113,6 +337,7 @@ void MemoryModel::fence(int t, int order) {
 }
 
 void MemoryModel::fence_everyone() {
+  if (kind_ == Kind::kTso) drain_everyone();
   View all = seq_cst_;
   for (std::size_t t = 0; t < cur_.size(); ++t) {
     join(all, cur_[t]);
@@ -123,8 +348,18 @@ void MemoryModel::fence_everyone() {
 }
 
 void MemoryModel::wake(int waker, int woken) {
-  if (waker < 0 || waker == woken) return;
+  if (waker < 0) return;
+  if (kind_ == Kind::kTso) drain(waker, seq_);
+  if (waker == woken) return;
   join(cur_[std::size_t(woken)], cur_[std::size_t(waker)]);
+}
+
+void MemoryModel::settle(int t, const void* word, std::size_t size) {
+  if (kind_ != Kind::kTso) return;
+  drain(t, seq_);
+  int n = 0;
+  const std::array<Span, 2> sp = spans(word, size, &n);
+  for (int i = 0; i < n; ++i) drain_latest(t, sp[std::size_t(i)]);
 }
 
 int MemoryModel::missed(int t, const void* word) const {

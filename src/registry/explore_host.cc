@@ -78,15 +78,22 @@ void model(unsigned long word, unsigned size, int kind, int order) {
     case RWSTRESS_MODEL_LOAD: ctl::model_access(w, size, ctl::AccessKind::kLoad, order); break;
     case RWSTRESS_MODEL_STORE: ctl::model_access(w, size, ctl::AccessKind::kStore, order); break;
     case RWSTRESS_MODEL_RMW: ctl::model_access(w, size, ctl::AccessKind::kRmw, order); break;
+    case RWSTRESS_MODEL_LOCAL_RMW:
+      ctl::model_access(w, size, ctl::AccessKind::kLocalRmw, order);
+      break;
     case RWSTRESS_MODEL_FENCE: ctl::model_fence(order); break;
     case RWSTRESS_MODEL_FENCE_EVERYONE: ctl::model_fence_everyone(); break;
     default: break;
   }
 }
 
+void model_load(unsigned long word, unsigned size, int order, void* value) {
+  ctl::model_load(reinterpret_cast<const void*>(word), size, order, value);
+}
+
 const rwstress_explore_host kHost = {
     RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, host_futex_wait,
-    host_futex_wake, now_ns, op_end, signal_check, model,
+    host_futex_wake, now_ns, op_end, signal_check, model, model_load,
 };
 
 }  // namespace

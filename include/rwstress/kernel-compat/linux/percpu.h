@@ -102,8 +102,8 @@ static inline void *__rwsk_per_cpu(const void *p, int cpu) {
 #define per_cpu(var, cpu) (*per_cpu_ptr(&(var), cpu))
 /* Plain accesses to this thread's copy (the kernel's are one instruction,
  * not atomic); scheduling points in the explore build. */
-#define __rwsk_op_pcpu_add(P, v) __rwsk_MMVAL(P, RMW, __ATOMIC_RELAXED, (*(P) += (v)))
-#define __rwsk_op_pcpu_sub(P, v) __rwsk_MMVAL(P, RMW, __ATOMIC_RELAXED, (*(P) -= (v)))
+#define __rwsk_op_pcpu_add(P, v) __rwsk_MMVAL(P, LOCAL_RMW, __ATOMIC_RELAXED, (*(P) += (v)))
+#define __rwsk_op_pcpu_sub(P, v) __rwsk_MMVAL(P, LOCAL_RMW, __ATOMIC_RELAXED, (*(P) -= (v)))
 #define this_cpu_read(var) __rwsk_XP(this_cpu_ptr(&(var)), "this_cpu_read", __rwsk_op_vload)
 #define this_cpu_write(var, v) __rwsk_XPV(this_cpu_ptr(&(var)), "this_cpu_write", __rwsk_op_vstore, (v))
 #define this_cpu_add(var, v) __rwsk_XPV(this_cpu_ptr(&(var)), "this_cpu_add", __rwsk_op_pcpu_add, (v))
