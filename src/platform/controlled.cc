@@ -474,8 +474,6 @@ void accessed(std::uint64_t before, std::uint64_t after) {
   }
 }
 
-// The model is touched only by the thread holding the baton (and the
-// baton's hand-over orders it): no lock.
 namespace {
 
 // The value the calling thread's current step found at `word` (its trace
@@ -488,6 +486,8 @@ const std::uint64_t* found_at(Run* r, const void* word) {
 
 }  // namespace
 
+// The model is touched only by the thread holding the baton (and the
+// baton's hand-over orders it): no lock.
 void model_access(const void* word, std::size_t size, AccessKind kind, int order) {
   Run* r = tl_run;
   if (!r || !r->memory) return;
