@@ -302,7 +302,8 @@ struct Tally {
 };
 
 Tally explore_lock(const std::string& name, int readers, int writers, int ops, int n,
-                   ctl::Strategy strategy, int spurious = 2, int count = 2, bool model = false) {
+                   ctl::Strategy strategy, int spurious = 2, int count = 2,
+                   ctl::Memory memory = ctl::Memory::kSc) {
   const LockEntry* e = find_lock(name);
   BOOST_REQUIRE_MESSAGE(e && e->explore, name);
   ExploreShape shape;
@@ -326,7 +327,7 @@ Tally explore_lock(const std::string& name, int readers, int writers, int ops, i
     o.pct_steps = k;
     o.max_steps = 200000;
     o.spurious_wakes = spurious;
-    o.memory = model ? ctl::Memory::kC11 : ctl::Memory::kSc;
+    o.memory = memory;
     ExploredSchedule s = e->explore(shape, o);
     if (s.verdict == Verdict::kPass) {
       BOOST_TEST((s.schedule.outcome == ctl::Outcome::kDone), name << " seed " << i + 1);
@@ -343,17 +344,18 @@ CliOutcome parse(std::vector<std::string> args) { return parse_cli(args); }
 
 // Every in-tree lock that explore takes passes random and PCT schedules
 // (spurious wake-ups included) at 2R+1W or 3 threads, 2 operations each,
-// and PCT's under the memory model (--memory c11) too.
+// and PCT's under the memory models (--memory c11 and tso) too.
 BOOST_AUTO_TEST_CASE(every_correct_in_tree_lock_passes_under_control) {
   int explored = 0;
   for (const LockEntry& e : lock_registry()) {
     if (e.meta.busted || !e.explore) continue;
     ++explored;
-    for (int run = 0; run < 3; ++run) {
+    for (int run = 0; run < 4; ++run) {
       const ctl::Strategy st = run == 0 ? ctl::Strategy::kRandom : ctl::Strategy::kPct;
+      const ctl::Memory m = run == 2 ? ctl::Memory::kC11 : run == 3 ? ctl::Memory::kTso : ctl::Memory::kSc;
       Tally t = explore_lock(std::string(e.meta.name), 2, e.meta.family == Family::kRwlock ? 1 : 3,
                              2, 40, st, 2, run == 2 && e.meta.family == Family::kSemaphore ? 1 : 2,
-                             run == 2);  // a binary semaphore's holders are ordered
+                             m);  // a binary semaphore's holders are ordered
       BOOST_TEST(t.failing == 0, e.meta.name << ": " << verdict_name(t.first.verdict) << " "
                                              << (t.first.violations.empty()
                                                      ? std::string(ctl::outcome_name(
@@ -844,6 +846,104 @@ BOOST_AUTO_TEST_CASE(the_memory_models_let_loads_read_older_stores_they_allow_an
   }
 }
 
+// Modification order under c11: a store may be placed before the latest
+// store to its word when its thread has not seen that one; memory keeps
+// the latest value and the placed store is an older one the placing
+// thread may still read. Never before a store the thread saw, its own, an
+// RMW's, or under tso or for a seq_cst store.
+BOOST_AUTO_TEST_CASE(a_store_may_be_placed_before_the_latest_one_only_where_unseen) {
+  using ctl::MemoryModel;
+  using Kind = MemoryModel::Kind;
+  std::uint64_t v[MemoryModel::kMaxOlder];
+  const std::uint64_t zero = 0;
+  {
+    std::uint64_t x = 1;
+    MemoryModel m(2, Kind::kC11);
+    m.store(0, &x, 8, ctl::kRelaxed, &zero);            // T0: x = 1
+    BOOST_TEST(!m.place_early(0, &x, 8, ctl::kRelaxed, &x));   // its own store
+    BOOST_TEST(!m.place_early(1, &x, 8, ctl::kSeqCst, &x));    // seq_cst: never
+    const std::uint64_t found = x;
+    BOOST_TEST(m.place_early(1, &x, 8, ctl::kRelease, &found));
+    x = 2;                                               // T1: x = 2, placed before T0's
+    m.store(1, &x, 8, ctl::kRelease, &found, true);
+    BOOST_TEST(x == 1u);                                 // memory keeps the latest
+    BOOST_TEST(m.older(1, &x, 8, ctl::kRelaxed, v) == 1);  // T1 may read its own store
+    BOOST_TEST(v[0] == 2u);
+    BOOST_TEST(m.missed(1, &x) == 0);                    // T0's store is still the latest
+    m.load(1, &x, 8, ctl::kRelaxed, 0);
+    BOOST_TEST(m.older(0, &x, 8, ctl::kRelaxed, v) == 0);  // T0 saw its store: the latest
+  }
+  {  // once seen, a store is not passed
+    std::uint64_t x = 1;
+    MemoryModel m(2, Kind::kC11);
+    m.store(0, &x, 8, ctl::kRelease, &zero);
+    m.load(1, &x, 8, ctl::kAcquire, 0);
+    BOOST_TEST(!m.place_early(1, &x, 8, ctl::kRelaxed, &x));
+  }
+  {  // nor an RMW's store (it read the one before it)
+    std::uint64_t x = 1;
+    MemoryModel m(2, Kind::kC11);
+    m.store(0, &x, 8, ctl::kRelaxed, &zero);
+    m.rmw(0, &x, 8, ctl::kRelaxed, &x);
+    BOOST_TEST(!m.place_early(1, &x, 8, ctl::kRelaxed, &x));
+  }
+  {  // tso keeps the order stores are made in
+    std::uint64_t x = 1;
+    MemoryModel m(2, Kind::kTso);
+    m.store(0, &x, 8, ctl::kRelaxed, &zero);
+    BOOST_TEST(!m.place_early(1, &x, 8, ctl::kRelaxed, &x));
+  }
+}
+
+// The node-initialisation bug class: an MCS waiter that links itself with
+// a relaxed store lets its predecessor's hand-off be placed before its
+// node's initialisation, which then overwrites it: the waiter spins for
+// good (a HANG) under c11 only; the correct MCS passes.
+BOOST_AUTO_TEST_CASE(a_hand_off_placed_before_the_node_initialisation_hangs_under_c11_only) {
+  Tally plain = explore_lock("busted-mcs-relaxed-link", 0, 2, 2, 200, ctl::Strategy::kPct);
+  BOOST_TEST(plain.failing == 0);
+  Tally weak = explore_lock("busted-mcs-relaxed-link", 0, 2, 2, 200, ctl::Strategy::kPct, 2, 2,
+                            ctl::Memory::kC11);
+  BOOST_TEST(weak.failing > 0);
+  BOOST_TEST((weak.first.verdict == Verdict::kHang));
+  bool placed = false;
+  for (const ctl::Step& st : weak.first.schedule.trace) placed |= st.early;
+  BOOST_TEST(placed);
+  Tally mcs = explore_lock("mcs", 0, 2, 2, 200, ctl::Strategy::kPct, 2, 2, ctl::Memory::kC11);
+  BOOST_TEST(mcs.failing == 0);
+}
+
+// Store buffering: percpu-rwsem without its fence pair (the reader's
+// smp_mb between counting itself and looking at rcu_sync, the writer's
+// grace period) passes every schedule under sc and lets a reader and a
+// writer in together under c11 and tso, where a load may read the value
+// before the other thread's store; the correct percpu-rwsem passes all three.
+BOOST_AUTO_TEST_CASE(a_missing_fence_pair_fails_exclusion_under_c11_and_tso_only) {
+  for (const ctl::Memory m : {ctl::Memory::kSc, ctl::Memory::kC11, ctl::Memory::kTso}) {
+    const int model = int(m);
+    // Under tso the window is narrow (the reader must be inside, its count
+    // still buffered, while the writer runs its whole entry): about one
+    // PCT schedule in 400 at this shape.
+    const int n = m == ctl::Memory::kTso ? 1000 : 100;
+    Tally busted = explore_lock("busted-percpu-no-fence", 1, 1, 2, n, ctl::Strategy::kPct, 2, 2, m);
+    Tally fenced = explore_lock("percpu-rwsem", 1, 1, 2, 100, ctl::Strategy::kPct, 2, 2, m);
+    BOOST_TEST(fenced.failing == 0, "model " << model);
+    if (m == ctl::Memory::kSc) {
+      BOOST_TEST(busted.failing == 0);
+      continue;
+    }
+    // Two holders at once; or a deadlock, the other half of the same
+    // missing pair: the leaving reader reads rcu_sync as idle and does not
+    // wake the writer, which read its count as it was before it left.
+    BOOST_TEST(busted.failing > 0, "model " << model);
+    if (busted.first.verdict == Verdict::kHang) continue;
+    BOOST_REQUIRE(!busted.first.violations.empty());
+    const ViolationKind k = busted.first.violations[0].kind;
+    BOOST_TEST((k == ViolationKind::kWriterExclusion || k == ViolationKind::kReaderExclusion),
+               "model " << model << ": " << busted.first.violations[0].detail);
+  }
+}
+
 // The ordering check: a lock whose unlock is a relaxed store passes every
 // schedule without the model and fails under it, the trace's replay
 // line carrying --memory c11; the correct test-and-set it breaks passes.
@@ -851,13 +951,13 @@ BOOST_AUTO_TEST_CASE(a_missing_release_fails_the_ordering_check_under_the_model_
   Tally plain = explore_lock("busted-relaxed-unlock", 0, 3, 2, 100, ctl::Strategy::kPct);
   BOOST_TEST(plain.failing == 0);
   Tally modelled =
-      explore_lock("busted-relaxed-unlock", 0, 3, 2, 100, ctl::Strategy::kPct, 2, 2, true);
+      explore_lock("busted-relaxed-unlock", 0, 3, 2, 100, ctl::Strategy::kPct, 2, 2, ctl::Memory::kC11);
   BOOST_TEST(modelled.failing == 100);  // any schedule where a second holder follows a first
   BOOST_REQUIRE(!modelled.first.violations.empty());
   BOOST_TEST((modelled.first.violations[0].kind == ViolationKind::kOrdering));
   BOOST_TEST(modelled.first.violations[0].detail.find("missing ACQUIRE or RELEASE") !=
              std::string::npos);
-  Tally tas = explore_lock("tas", 0, 3, 2, 100, ctl::Strategy::kPct, 2, 2, true);
+  Tally tas = explore_lock("tas", 0, 3, 2, 100, ctl::Strategy::kPct, 2, 2, ctl::Memory::kC11);
   BOOST_TEST(tas.failing == 0);
   CliOutcome c11 = parse({"explore", "--lock", "busted-relaxed-unlock", "--threads", "2",
                           "--memory", "c11", "--schedules", "5"});

@@ -545,8 +545,9 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
       ->check(CLI::IsMember({"sc", "c11", "tso"}));
   explore
       ->add_option("--stale-reads", cfg.explore.stale_reads,
-                   "under --memory c11 or tso: how many loads of a random or pct schedule may "
-                   "read an older value the model allows, each a choice (default 4)")
+                   "under --memory c11 or tso: how many weak choices a random or pct schedule "
+                   "may make (a load that reads an older value the model allows; under c11 "
+                   "also a store placed before one its thread has not seen); default 4")
       ->check(CLI::Range(0, 1000));
   explore->add_flag("--no-shrink", raw.explore_no_shrink,
                     "report the first failing schedule as found, not shrunk to fewer preemptions");

@@ -121,7 +121,7 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
     const ctl::Step& b = trace[j];
     return a.thread == b.thread && std::string_view(a.what) == b.what && a.word == b.word &&
            a.has_value == b.has_value && a.before == b.before && a.after == b.after &&
-           a.older == b.older;
+           a.older == b.older && a.early == b.early;
   };
   struct Group {
     std::size_t first, count, period;  // `count` times the `period` steps from `first`
@@ -155,6 +155,10 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
     if (s.older > 0)  // a load that read an older value than memory held
       value = fmt::format("{:#x} (memory: {:#x}; an older store the model allows)", s.after,
                           s.before);
+    else if (s.early)  // a store placed before the latest one, which memory keeps
+      value = fmt::format("{:#x} -> {:#x} (placed before the latest store, unseen by this thread: "
+                          "memory keeps {:#x})",
+                          s.before, s.after, s.before);
     else if (s.has_value)
       value = s.before == s.after ? fmt::format("{:#x}", s.before)
                                   : fmt::format("{:#x} -> {:#x}", s.before, s.after);
@@ -163,6 +167,26 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
                                 thread_name(shape, s.thread), s.what, word_name(e, shape, s.word),
                                 value));
   };
+  // The loads that read an older store and the stores placed before the
+  // latest one, before the window (the weak steps a memory-model failure
+  // turns on), the last kEarlierOlder of them, so that the trace shows them
+  // however long the run went on after.
+  constexpr std::size_t kEarlierOlder = 8;
+  const std::size_t shown_from = groups.empty() ? trace.size() : groups.back().first;
+  std::vector<std::size_t> earlier;
+  for (std::size_t i = 0; i < shown_from; ++i)
+    if (trace[i].older > 0 || trace[i].early) earlier.push_back(i);
+  if (!earlier.empty()) {
+    const std::size_t skipped = earlier.size() > kEarlierOlder ? earlier.size() - kEarlierOlder : 0;
+    lines.push_back(fmt::format("{:>7}  (earlier: the weak steps, loads that read an older store "
+                                "and stores placed early{})",
+                                "",
+                                skipped ? fmt::format(", the last {} of {}", kEarlierOlder,
+                                                      earlier.size())
+                                        : ""));
+    for (std::size_t k = skipped; k < earlier.size(); ++k) step_line(earlier[k], "");
+    lines.push_back(fmt::format("{:>7}  (then the last steps)", ""));
+  }
   for (auto g = groups.rbegin(); g != groups.rend(); ++g) {
     if (g->period == 1) {
       step_line(g->first, g->count > 1 ? fmt::format("({} times, to step {})", g->count,

@@ -47,12 +47,14 @@ const BustedCase kCases[] = {
     {"busted-rwsem-handoff", Verdict::kStarved, false, 4, 1, 20000},
     {"busted-racy-tas", Verdict::kFail, false, 0, 4},
     {"busted-lying-trylock", Verdict::kFail, false, 0, 3},
-    {"busted-ticket-wrap", Verdict::kFail, true, 0, 8},
+    {"busted-ticket-wrap", Verdict::kFail, true, 0, 8, 0, "sleep@in-cs:p=0.01,fixed(1ms)"},
     {"busted-early-release", Verdict::kFail, false, 0, 2, 0, "sleep@in-cs:p=0.001,fixed(5ms)"},
     {"busted-lost-wakeup", Verdict::kFail, true, 0, 4, 0, "sleep@before-sleep:fixed(200us)"},
     {"busted-spurious-grant", Verdict::kFail, true, 0, 4, 0, "spurious-wake:p=0.25"},
     {"busted-sem-double-up", Verdict::kFail, false, 0, 4},
     {"busted-relaxed-unlock", Verdict::kFail, false, 0, 2, 0, {}, true},
+    {"busted-percpu-no-fence", Verdict::kFail, true, 1, 1, 0, {}, true},
+    {"busted-mcs-relaxed-link", Verdict::kHang, false, 0, 2, 0, {}, true},
 };
 
 bool caught(const BustedCase& c, Verdict v) {
@@ -260,7 +262,7 @@ struct BustedRunner {
   // threads under --memory c11 (deterministic: one run), in a child like
   // the others.
   Outcome explored(const BustedCase& c, const LockEntry& e) const {
-    RunConfig cfg = explore_config(RunConfig{}, e.meta, 0, c.writers, 0);
+    RunConfig cfg = explore_config(RunConfig{}, e.meta, c.readers, c.writers, 0);
     cfg.seed = opt.seed;
     cfg.explore.schedules = 100;
     cfg.explore.memory = ExploreMemory::kC11;

@@ -128,7 +128,7 @@ struct RunConfig {
     int spurious_wakes = 2;          // --spurious-wakes: per schedule (random, pct)
     bool signals = false;            // --signals: a spurious wake of a killable sleep kills
     ExploreMemory memory = ExploreMemory::kSc;  // --memory sc|c11|tso
-    int stale_reads = 4;             // --stale-reads: older values a schedule's loads may read
+    int stale_reads = 4;             // --stale-reads: weak choices a schedule may make (older values, early stores)
   } explore;
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line

@@ -88,6 +88,19 @@ inline void seam_fence(std::memory_order o) noexcept {
   std::atomic_thread_fence(o);
 }
 
+// this_cpu_add on a per-CPU slot, through the same seam: a relaxed
+// fetch_add in the ordinary build (slots are shared past kPercpuSlots
+// threads, so it stays atomic: on x86 a locked add, which is a full barrier
+// the kernel's this_cpu_inc does not have), a local read-modify-write under
+// control, whose store --memory tso buffers as it does the kernel's incl.
+template <class Hooks, class A, class D>
+inline void this_cpu_add(A& slot, D d) noexcept {
+  if constexpr (kControlled<Hooks>)
+    slot.local_add(d);
+  else
+    slot.fetch_add(d, std::memory_order_relaxed);
+}
+
 // The hooks of a lock's controlled instantiation (rwstress explore): every
 // hook point is a scheduling point named after it, a spin turn yields the
 // turn (controlled::spin), and every atomic is controlled::Atomic.

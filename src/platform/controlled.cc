@@ -484,6 +484,32 @@ const std::uint64_t* found_at(Run* r, const void* word) {
   return s.thread == tl_index && s.word == word && s.has_value ? &s.before : nullptr;
 }
 
+// Whether the calling thread's store is placed before the latest store to
+// its word (one it has not seen; --memory c11): a choice as a load's older
+// value is, within the same budget, recorded as rank 1 on the step's choice.
+bool store_early(Run* r, const void* word, std::size_t size, int order,
+                 const std::uint64_t* found) {
+  const int t = tl_index;
+  std::vector<int>& choices = r->schedule.choices;
+  if (choices.empty() || !r->memory->place_early(t, word, size, order, found)) return false;
+  const std::size_t at = choices.size() - 1;
+  const Options& o = r->options;
+  bool early = false;
+  if (!o.replay.empty() || o.strategy == Strategy::kFirst) {
+    early = at < o.replay.size() && read_chosen(o.replay[at]) == 1;
+  } else if (r->stale_left > 0 && r->rng() % 4 == 0) {
+    --r->stale_left;
+    early = true;
+  }
+  if (!early) return false;
+  choices[at] += kReadChoice;
+  if (tl_access < r->schedule.trace.size()) {
+    Step& s = r->schedule.trace[tl_access];
+    if (s.thread == t && s.word == word) s.early = true;
+  }
+  return true;
+}
+
 }  // namespace
 
 // The model is touched only by the thread holding the baton (and the
@@ -501,7 +527,11 @@ void model_access(const void* word, std::size_t size, AccessKind kind, int order
   }
   switch (kind) {
     case AccessKind::kLoad: r->memory->load(t, word, size, order, 0); break;
-    case AccessKind::kStore: r->memory->store(t, word, size, order, found_at(r, word)); break;
+    case AccessKind::kStore: {
+      const std::uint64_t* found = found_at(r, word);
+      r->memory->store(t, word, size, order, found, store_early(r, word, size, order, found));
+      break;
+    }
     case AccessKind::kRmw: r->memory->rmw(t, word, size, order, found_at(r, word)); break;
     case AccessKind::kLocalRmw: r->memory->local_rmw(t, word, size, found_at(r, word)); break;
   }
@@ -517,7 +547,7 @@ void model_load(const void* word, std::size_t size, int order, void* value) {
   // The choice belongs to the step that let this thread run its load: the
   // latest choice recorded (nobody else ran since).
   std::vector<int>& choices = r->schedule.choices;
-  const std::size_t at = choices.size() - 1;
+  const std::size_t at = choices.empty() ? 0 : choices.size() - 1;
   if (offered > 0 && !choices.empty()) {
     const Options& o = r->options;
     if (!o.replay.empty() || o.strategy == Strategy::kFirst) {

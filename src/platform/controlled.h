@@ -76,15 +76,17 @@ struct Options {
   std::uint64_t step_ns = 1000;
   // The choice at each step: the thread, plus kSignalChoice where a signal
   // arrived at its check, plus kReadChoice times the older value its load
-  // read; empty: the strategy's.
+  // read (or once, a store placed early); empty: the strategy's.
   std::vector<int> replay;
   // --memory c11 or tso: the run keeps a memory model
   // (platform/memory_model.h) that model_access(), model_load() and
   // model_fence() feed and model_missed() asks.
   Memory memory = Memory::kSc;
   // Under a model, random, pct and bounded schedules may let a load read
-  // an older value the model allows: up to stale_reads a schedule, one
-  // time in four where there is one (exhaustive search reads the latest).
+  // an older value the model allows, or (c11) place a store before the
+  // latest one its thread has not seen: up to stale_reads such choices a
+  // schedule, one time in four where one is offered (exhaustive search
+  // reads the latest and places nothing early).
   int stale_reads = 4;
 };
 
@@ -115,6 +117,7 @@ struct Step {
   std::uint64_t before = 0;
   std::uint64_t after = 0;
   int older = 0;  // a load that read the k-th older value the memory model allowed (after: it)
+  bool early = false;  // a store placed before the latest one (memory kept `before`)
 };
 
 // At one decision: the threads the strategy could pick (bit per thread),
@@ -338,6 +341,15 @@ class Atomic {
     return rmw("fetch_xor", o, [&] { return v_.fetch_xor(d, o); });
   }
 
+  // this_cpu_add: an add to this CPU's own copy of a per-CPU variable, no
+  // lock prefix in the kernel: a local read-modify-write for the model
+  // (AccessKind::kLocalRmw; --memory tso buffers its store).
+  template <class D>
+  T local_add(D d) noexcept {
+    return rmw("this_cpu_add", std::memory_order_relaxed,
+               [&] { return v_.fetch_add(d, std::memory_order_relaxed); }, AccessKind::kLocalRmw);
+  }
+
   // The word itself, for the futex wrapper (which makes its own points).
   std::atomic<T>& raw() noexcept { return v_; }
   const std::atomic<T>& raw() const noexcept { return v_; }
@@ -355,11 +367,12 @@ class Atomic {
     return o;
   }
   template <class Op>
-  T rmw(const char* what, std::memory_order o, Op op) noexcept {
+  T rmw(const char* what, std::memory_order o, Op op,
+        AccessKind kind = AccessKind::kRmw) noexcept {
     access(this, what);
     const T before = op();
     accessed(bits(before), bits(v_.load(std::memory_order_relaxed)));
-    model_access(this, sizeof(T), AccessKind::kRmw, int(o));
+    model_access(this, sizeof(T), kind, int(o));
     return before;
   }
 

@@ -9,6 +9,9 @@ namespace {
 
 // Stores a location remembers (a buffered store leaving it is drained).
 constexpr std::size_t kHistory = 16;
+// Timestamps step by this much, so that a store placed before the latest
+// one (place_early) gets one between it and the store before.
+constexpr std::uint32_t kGap = 256;
 
 bool acquires(int order) {
   return order == kConsume || order == kAcquire || order == kAcqRel || order == kSeqCst;
@@ -119,7 +122,7 @@ void MemoryModel::drain_latest(int t, const Span& s) {
 void MemoryModel::check(const Span& s, std::uint64_t found) {
   Location& l = locations_[s.x];
   if (l.history.empty()) {
-    l.history.push_back({0, 0, -1, std::uint8_t(s.lo), std::uint8_t(s.hi), found, nullptr});
+    l.history.push_back({0, 0, -1, false, std::uint8_t(s.lo), std::uint8_t(s.hi), found, nullptr});
     return;
   }
   for (unsigned b = s.lo; b < s.hi && !l.mixed; ++b)
@@ -150,11 +153,12 @@ void MemoryModel::read(int t, const Span& s, View& into) {
   }
 }
 
-void MemoryModel::write(int t, const Span& s, const void* at, int order, const View* replaced) {
+void MemoryModel::write(int t, const Span& s, const void* at, int order, const View* replaced,
+                        bool rmw) {
   Location& l = locations_[s.x];
   View& cur = cur_[std::size_t(t)];
   if (cur.size() <= s.x) cur.resize(s.x + 1, 0);
-  cur[s.x] = ++l.latest;
+  cur[s.x] = l.latest += kGap;
   l.writer = t;
   auto carried = std::make_shared<View>(releases(order) ? cur : released_[std::size_t(t)]);
   if (replaced) join(*carried, *replaced);  // a release sequence goes on through an RMW
@@ -167,7 +171,7 @@ void MemoryModel::write(int t, const Span& s, const void* at, int order, const V
   std::uint64_t value = 0;
   std::memcpy(&value, reinterpret_cast<const void*>(word + s.lo), s.hi - s.lo);
   const std::uint64_t seq = ++seq_;
-  l.history.push_back({l.latest, seq, t, std::uint8_t(s.lo), std::uint8_t(s.hi),
+  l.history.push_back({l.latest, seq, t, rmw, std::uint8_t(s.lo), std::uint8_t(s.hi),
                        placed(value, s.lo, s.hi), shared});
   if (kind_ == Kind::kTso) buffer_[std::size_t(t)].push_back({seq, s.x});
   if (l.history.size() > kHistory) {
@@ -177,12 +181,66 @@ void MemoryModel::write(int t, const Span& s, const void* at, int order, const V
   }
 }
 
-void MemoryModel::store(int t, const void* word, std::size_t size, int order,
-                        const std::uint64_t* found) {
+std::array<MemoryModel::Span, 2> MemoryModel::written_spans(const void* word, std::size_t size,
+                                                          const std::uint64_t* found, int* n) {
+  const std::array<Span, 2> sp = spans(word, size, n);
+  if (*n == 1 && found) check(sp[0], placed(*found, sp[0].lo, sp[0].hi));
+  for (int i = 0; i < *n; ++i) locations_[sp[std::size_t(i)].x].mixed |= *n > 1;
+  return sp;
+}
+
+bool MemoryModel::place_early(int t, const void* word, std::size_t size, int order,
+                              const std::uint64_t* found) {
+  if (kind_ != Kind::kC11 || order == kSeqCst) return false;
   int n = 0;
-  const std::array<Span, 2> sp = spans(word, size, &n);
-  if (n == 1 && found) check(sp[0], placed(*found, sp[0].lo, sp[0].hi));
-  for (int i = 0; i < n; ++i) locations_[sp[std::size_t(i)].x].mixed |= n > 1;
+  const std::array<Span, 2> sp = written_spans(word, size, found, &n);
+  if (n != 1) return false;
+  const Span& s = sp[0];
+  const Location& l = locations_[s.x];
+  if (l.mixed || l.history.size() < 2) return false;
+  // The latest store: one store to exactly these bytes, another thread's,
+  // not an RMW's (an RMW reads the store just before it), and not seen by
+  // t; and room for a timestamp between it and the store before it.
+  const Store& latest = l.history.back();
+  if (latest.lo != s.lo || latest.hi != s.hi || latest.writer < 0 || latest.writer == t ||
+      latest.rmw)
+    return false;
+  const View& cur = cur_[std::size_t(t)];
+  if (s.x < cur.size() && cur[s.x] >= latest.ts) return false;
+  return latest.ts - l.history[l.history.size() - 2].ts >= 2;
+}
+
+void MemoryModel::write_early(int t, const Span& s, const void* at, int order) {
+  Location& l = locations_[s.x];
+  const Store& latest = l.history.back();
+  const std::uint32_t ts =
+      l.history[l.history.size() - 2].ts + (latest.ts - l.history[l.history.size() - 2].ts) / 2;
+  View& cur = cur_[std::size_t(t)];
+  if (cur.size() <= s.x) cur.resize(s.x + 1, 0);
+  cur[s.x] = std::max(cur[s.x], ts);
+  auto carried = std::make_shared<View>(releases(order) ? cur : released_[std::size_t(t)]);
+  if (carried->size() <= s.x) carried->resize(s.x + 1, 0);
+  (*carried)[s.x] = ts;
+  // What it stored, then memory back to the latest store's bytes.
+  auto* bytes = reinterpret_cast<unsigned char*>(reinterpret_cast<std::uintptr_t>(at) &
+                                                 ~std::uintptr_t(7));
+  std::uint64_t value = 0;
+  std::memcpy(reinterpret_cast<unsigned char*>(&value) + s.lo, bytes + s.lo, s.hi - s.lo);
+  std::memcpy(bytes + s.lo, reinterpret_cast<const unsigned char*>(&latest.bytes) + s.lo,
+              s.hi - s.lo);
+  l.history.insert(l.history.end() - 1, Store{ts, ++seq_, t, false, std::uint8_t(s.lo),
+                                              std::uint8_t(s.hi), value, std::move(carried)});
+  if (l.history.size() > kHistory) l.history.erase(l.history.begin());
+}
+
+void MemoryModel::store(int t, const void* word, std::size_t size, int order,
+                        const std::uint64_t* found, bool early) {
+  int n = 0;
+  const std::array<Span, 2> sp = written_spans(word, size, found, &n);
+  if (early && n == 1 && kind_ == Kind::kC11) {
+    write_early(t, sp[0], word, order);
+    return;
+  }
   if (kind_ == Kind::kTso) {
     // A plain mov: buffered, a release to the views; a seq_cst store is an
     // xchg: the buffer drains with it.
@@ -201,9 +259,7 @@ void MemoryModel::store(int t, const void* word, std::size_t size, int order,
 void MemoryModel::rmw(int t, const void* word, std::size_t size, int order,
                       const std::uint64_t* found) {
   int n = 0;
-  const std::array<Span, 2> sp = spans(word, size, &n);
-  if (n == 1 && found) check(sp[0], placed(*found, sp[0].lo, sp[0].hi));
-  for (int i = 0; i < n; ++i) locations_[sp[std::size_t(i)].x].mixed |= n > 1;
+  const std::array<Span, 2> sp = written_spans(word, size, found, &n);
   if (kind_ == Kind::kTso) {
     // A locked instruction: the buffer drains, it reads and writes memory.
     order = kSeqCst;
@@ -217,7 +273,7 @@ void MemoryModel::rmw(int t, const void* word, std::size_t size, int order,
     View replaced;
     read(t, sp[std::size_t(i)], replaced);
     join(acquires(order) ? cur_[std::size_t(t)] : acquired_[std::size_t(t)], replaced);
-    write(t, sp[std::size_t(i)], word, order, &replaced);
+    write(t, sp[std::size_t(i)], word, order, &replaced, true);
   }
   if (kind_ == Kind::kTso) drain(t, seq_);
   if (order == kSeqCst) seq_cst_fence(t);
@@ -227,11 +283,9 @@ void MemoryModel::local_rmw(int t, const void* word, std::size_t size,
                             const std::uint64_t* found) {
   if (kind_ == Kind::kC11) return rmw(t, word, size, kRelaxed, found);
   int n = 0;
-  const std::array<Span, 2> sp = spans(word, size, &n);
-  if (n == 1 && found) check(sp[0], placed(*found, sp[0].lo, sp[0].hi));
+  const std::array<Span, 2> sp = written_spans(word, size, found, &n);
   for (int i = 0; i < n; ++i) {
     const Span& s = sp[std::size_t(i)];
-    locations_[s.x].mixed |= n > 1;
     drain_latest(t, s);  // it read memory
     read(t, s, cur_[std::size_t(t)]);
     write(t, s, word, kRelease, nullptr);  // and its store waits in the buffer

@@ -26,11 +26,15 @@
 // load that could read a buffered store of another thread (older() offers
 // the value before it; reading the latest drains its writer).
 //
-// Both keep modification order as the run made it (a store is never placed
-// before one made earlier) and tso drains every thread's stores in the
-// order they were made: subsets of what the models allow, so the model
-// never reports what the hardware or the language forbids, and finds less
-// than it might. Locations are 8-byte words whose bytes each remember their
+// Modification order is the order the run made the stores in, with one
+// choice under c11: a relaxed or release store may be placed just before
+// the latest store to its word when its thread has not seen that one (it
+// is another thread's, not an RMW's, and not in the thread's view); memory
+// then keeps the latest value, and the placed store is an older one that
+// loads may still read (place_early(): the scheduler chooses). tso drains
+// every thread's stores in the order they were made. Both are subsets of
+// what the models allow, so the model never reports what the hardware or
+// the language forbids, and finds less than it might. Locations are 8-byte words whose bytes each remember their
 // stores: a byte store and a word load of the same lock word meet; two
 // neighbours in one word do not hide each other. An access the model did
 // not see (a plain C store) makes its location "mixed": its history is no
@@ -73,7 +77,14 @@ class MemoryModel {
   // stored). `found`, where known: the access's first 8 bytes as they were
   // before it (the model checks it against its own history; the first
   // access to a location records it as the location's initial value).
-  void store(int t, const void* word, std::size_t size, int order, const std::uint64_t* found);
+  // `early`: placed before the latest store (only where place_early() said
+  // it may be): memory gets that store's value back.
+  void store(int t, const void* word, std::size_t size, int order, const std::uint64_t* found,
+             bool early = false);
+  // Whether a store of t now may be placed just before the latest store to
+  // its word (c11; checked against `found` first, as store() does).
+  bool place_early(int t, const void* word, std::size_t size, int order,
+                   const std::uint64_t* found);
   void rmw(int t, const void* word, std::size_t size, int order, const std::uint64_t* found);
   // A non-atomic read-modify-write of this CPU's own copy (this_cpu_inc):
   // a relaxed RMW to c11; to tso a load and a buffered store, no drain.
@@ -105,6 +116,7 @@ class MemoryModel {
     std::uint32_t ts;    // in its location (0: the initial value)
     std::uint64_t seq;   // in the run (tso's drain order; 0: the initial value)
     int writer;          // -1: the initial value
+    bool rmw;            // an RMW's store: nothing may be placed between it and the one it read
     std::uint8_t lo, hi;  // the bytes of the word it wrote
     std::uint64_t bytes;  // their values, at their places in the word
     std::shared_ptr<const View> carried;
@@ -133,11 +145,19 @@ class MemoryModel {
   void read(int t, const Span& s, View& into);
   // The store half: a new latest store to the span, carrying the thread's
   // view (release) or its last release fence's, joined with `replaced`.
-  void write(int t, const Span& s, const void* at, int order, const View* replaced);
+  void write(int t, const Span& s, const void* at, int order, const View* replaced,
+             bool rmw = false);
+  // The store place_early() allowed, placed before the latest one: memory
+  // gets the latest value back.
+  void write_early(int t, const Span& s, const void* at, int order);
   // Checks the history of a single-word access against what memory held
   // (`found`: the access's bytes); a mismatch makes the location mixed. The
   // first access records the initial value.
   void check(const Span& s, std::uint64_t found);
+  // The spans a store or RMW writes, after checking a single-word access
+  // against `found` (check()) and marking a word-crossing one's locations mixed.
+  std::array<Span, 2> written_spans(const void* word, std::size_t size,
+                                    const std::uint64_t* found, int* n);
   // Under tso: thread u's buffered stores up to run sequence `seq` go to
   // memory, after every store made before them to the same bytes (memory
   // keeps the order the run made them in).

@@ -160,10 +160,18 @@ constexpr LockEntry kLocks[] = {
     rwlock<BustedRwsemHandoff<>>("busted-rwsem-handoff", Fairness::kHandoff,
                                  "linux-rwsem whose readers steal past HANDOFF and other readers",
                                  true),
+    rwlock<PercpuRwsem<NoHooks, true>>(
+        "busted-percpu-no-fence", Fairness::kUnfair,
+        "percpu-rwsem without the reader fence and grace period: store buffering (explore --memory c11 or tso)",
+        true),
     mutex<BustedRacyTas<>>("busted-racy-tas", Fairness::kUnfair, "non-atomic test-and-set", true),
     mutex<BustedRelaxedUnlock<>>("busted-relaxed-unlock", Fairness::kUnfair,
                                  "unlock is a relaxed store: a missing RELEASE (explore --memory c11)",
                                  true),
+    mutex<McsSpinlock<NoHooks, true>>(
+        "busted-mcs-relaxed-link", Fairness::kTaskFair,
+        "MCS whose waiter links itself with a relaxed store: the hand-off may land before its node's initialisation (explore --memory c11)",
+        true),
     mutex<BustedLyingTrylock<>>("busted-lying-trylock", Fairness::kUnfair,
                               "trylock reports success while the lock is held", true),
     mutex<BustedTicketWrap<>>("busted-ticket-wrap", Fairness::kTaskFair,

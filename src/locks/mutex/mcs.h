@@ -16,11 +16,18 @@
 
 namespace rwstress {
 
-template <class Hooks = NoHooks>
+// kRelaxedLink: busted-mcs-relaxed-link (the busted zoo): the waiter links
+// itself into its predecessor's node with a relaxed store, so nothing
+// orders its initialising `locked = 1` before the predecessor's hand-off:
+// under C11 the hand-off may come first in the word's modification order,
+// the initialisation overwrites it, and the waiter spins for good (the
+// class of qspinlock's and osq_lock's node-initialisation bugs). x86
+// keeps stores in order, so only explore --memory c11 shows it.
+template <class Hooks = NoHooks, bool kRelaxedLink = false>
 class McsSpinlock {
  public:
   template <class H>
-  using WithHooks = McsSpinlock<H>;  // the same lock over other hooks
+  using WithHooks = McsSpinlock<H, kRelaxedLink>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
   using Node = QueueNodeOf<Hooks>;
   void lock() noexcept {
@@ -29,7 +36,7 @@ class McsSpinlock {
     me->locked.store(1, std::memory_order_relaxed);
     Node* prev = tail_.exchange(me, std::memory_order_acq_rel);
     if (prev) {
-      prev->next.store(me, std::memory_order_release);
+      prev->next.store(me, kRelaxedLink ? std::memory_order_relaxed : std::memory_order_release);
       Hooks::at(HookPoint::kAfterEnqueue);
       spin_until<Hooks>([&] { return !me->locked.load(std::memory_order_acquire); });
     }
@@ -40,7 +47,11 @@ class McsSpinlock {
     Node* me = ThreadNodes<Node>::take();
     me->next.store(nullptr, std::memory_order_relaxed);
     Node* expected = nullptr;
-    if (!tail_.compare_exchange_strong(expected, me, std::memory_order_acquire,
+    // acq_rel, not acquire: a successor swaps in behind us and stores into
+    // me->next, which must come after our `next = nullptr` (found by explore
+    // --memory c11: with acquire the successor's link could be overwritten
+    // by our initialisation, and our unlock would wait for it for good).
+    if (!tail_.compare_exchange_strong(expected, me, std::memory_order_acq_rel,
                                        std::memory_order_relaxed)) {
       ThreadNodes<Node>::give_back(me);
       return false;

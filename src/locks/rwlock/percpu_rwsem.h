@@ -87,11 +87,17 @@ inline void membarrier_all(bool required) noexcept {
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
-template <class Hooks = NoHooks>
+// kNoFence: busted-percpu-no-fence (the busted zoo): the reader fast path
+// counts itself and looks at rcu_sync with nothing between (no smp_mb, and
+// the writer pays no grace period to stand in for one): store buffering
+// lets a reader and a writer each miss the other. x86 hides it here (the
+// ordinary build's count add is a locked instruction); explore shows it
+// under --memory c11 and --memory tso, and passes it under sc.
+template <class Hooks = NoHooks, bool kNoFence = false>
 class PercpuRwsem {
  public:
   template <class H>
-  using WithHooks = PercpuRwsem<H>;  // the same lock over other hooks
+  using WithHooks = PercpuRwsem<H, kNoFence>;  // the same lock over other hooks
   PercpuRwsem() : reader_fence_(!membarrier_ready()) {}
 
   void down_read() noexcept {
@@ -143,7 +149,7 @@ class PercpuRwsem {
       if (sync_state_.compare_exchange_weak(s, kActive, std::memory_order_seq_cst)) break;
     }
     // From kExit readers were still on the slow path: no grace period.
-    if (s == kIdle) {
+    if (s == kIdle && !kNoFence) {
       membarrier_all(!reader_fence_);
       if constexpr (kControlled<Hooks>) controlled::model_fence_everyone();
     }
@@ -168,11 +174,13 @@ class PercpuRwsem {
   // --- readers ------------------------------------------------------------
   bool try_fast_read() noexcept {
     auto& c = slots_[reader_slot<Hooks>()].count;
-    c.fetch_add(1, std::memory_order_relaxed);
-    if (reader_fence_)
-      seam_fence<Hooks>(std::memory_order_seq_cst);
-    else
-      std::atomic_signal_fence(std::memory_order_seq_cst);  // the writer's membarrier orders us
+    this_cpu_add<Hooks>(c, 1);
+    if constexpr (!kNoFence) {
+      if (reader_fence_)
+        seam_fence<Hooks>(std::memory_order_seq_cst);
+      else
+        std::atomic_signal_fence(std::memory_order_seq_cst);  // the writer's membarrier orders us
+    }
     if (sync_state_.load(std::memory_order_acquire) == kIdle) return true;
     c.fetch_sub(1, std::memory_order_relaxed);
     maybe_back_to_idle();
