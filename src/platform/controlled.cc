@@ -476,12 +476,33 @@ void accessed(std::uint64_t before, std::uint64_t after) {
 
 namespace {
 
+// The calling thread's current trace step, when it is an access to `word`.
+Step* step_at(Run* r, const void* word) {
+  if (tl_access >= r->schedule.trace.size()) return nullptr;
+  Step& s = r->schedule.trace[tl_access];
+  return s.thread == tl_index && s.word == word ? &s : nullptr;
+}
+
 // The value the calling thread's current step found at `word` (its trace
 // step, when it recorded one for that word).
 const std::uint64_t* found_at(Run* r, const void* word) {
-  if (tl_access >= r->schedule.trace.size()) return nullptr;
-  const Step& s = r->schedule.trace[tl_access];
-  return s.thread == tl_index && s.word == word && s.has_value ? &s.before : nullptr;
+  const Step* s = step_at(r, word);
+  return s && s->has_value ? &s->before : nullptr;
+}
+
+// A weak choice (a load's older value, a store placed early) at the step
+// whose choice is choices[at]: a replay or an exhaustive search takes the
+// rank the step's code gives (0: none); random, pct and bounded schedules
+// take one within the --stale-reads budget, one time in four where one is
+// offered (kSampled: the caller draws which).
+constexpr int kSampled = -1;
+int weak_choice(Run* r, std::size_t at) {
+  const Options& o = r->options;
+  if (!o.replay.empty() || o.strategy == Strategy::kFirst)
+    return at < o.replay.size() ? read_chosen(o.replay[at]) : 0;
+  if (r->stale_left <= 0 || r->rng() % 4 != 0) return 0;
+  --r->stale_left;
+  return kSampled;
 }
 
 // Whether the calling thread's store is placed before the latest store to
@@ -493,20 +514,10 @@ bool store_early(Run* r, const void* word, std::size_t size, int order,
   std::vector<int>& choices = r->schedule.choices;
   if (choices.empty() || !r->memory->place_early(t, word, size, order, found)) return false;
   const std::size_t at = choices.size() - 1;
-  const Options& o = r->options;
-  bool early = false;
-  if (!o.replay.empty() || o.strategy == Strategy::kFirst) {
-    early = at < o.replay.size() && read_chosen(o.replay[at]) == 1;
-  } else if (r->stale_left > 0 && r->rng() % 4 == 0) {
-    --r->stale_left;
-    early = true;
-  }
-  if (!early) return false;
+  const int rank = weak_choice(r, at);
+  if (rank != kSampled && rank != 1) return false;
   choices[at] += kReadChoice;
-  if (tl_access < r->schedule.trace.size()) {
-    Step& s = r->schedule.trace[tl_access];
-    if (s.thread == t && s.word == word) s.early = true;
-  }
+  if (Step* s = step_at(r, word)) s->early = true;
   return true;
 }
 
@@ -518,9 +529,8 @@ void model_access(const void* word, std::size_t size, AccessKind kind, int order
   Run* r = tl_run;
   if (!r || !r->memory) return;
   const int t = tl_index;
-  if (kind != AccessKind::kLoad && tl_access < r->schedule.trace.size()) {
-    const Step& s = r->schedule.trace[tl_access];
-    if (s.thread == t && s.word == word && !s.has_value) {
+  if (kind != AccessKind::kLoad) {
+    if (const Step* s = step_at(r, word); s && !s->has_value) {
       tl_pending = {word, size, kind, order};  // until accessed()
       return;
     }
@@ -549,22 +559,14 @@ void model_load(const void* word, std::size_t size, int order, void* value) {
   std::vector<int>& choices = r->schedule.choices;
   const std::size_t at = choices.empty() ? 0 : choices.size() - 1;
   if (offered > 0 && !choices.empty()) {
-    const Options& o = r->options;
-    if (!o.replay.empty() || o.strategy == Strategy::kFirst) {
-      pick = at < o.replay.size() ? std::min(read_chosen(o.replay[at]), offered) : 0;
-    } else if (r->stale_left > 0 && r->rng() % 4 == 0) {
-      --r->stale_left;
-      pick = 1 + int(r->rng() % std::uint64_t(offered));
-    }
+    const int rank = weak_choice(r, at);
+    pick = rank == kSampled ? 1 + int(r->rng() % std::uint64_t(offered)) : std::min(rank, offered);
   }
   r->memory->load(t, word, size, order, pick);
   if (pick == 0) return;
   choices[at] += pick * kReadChoice;
   std::memcpy(value, &older[pick - 1], size);
-  if (tl_access < r->schedule.trace.size()) {
-    Step& s = r->schedule.trace[tl_access];
-    if (s.thread == t && s.word == word) s.older = pick, s.after = older[pick - 1];
-  }
+  if (Step* s = step_at(r, word)) s->older = pick, s->after = older[pick - 1];
 }
 
 void model_fence(int order) {

@@ -153,6 +153,21 @@ void MemoryModel::read(int t, const Span& s, View& into) {
   }
 }
 
+MemoryModel::Store MemoryModel::stored(int t, const Span& s, const void* at, int order,
+                                       std::uint32_t ts, const View* replaced, bool rmw) {
+  auto carried = std::make_shared<View>(releases(order) ? cur_[std::size_t(t)]
+                                                        : released_[std::size_t(t)]);
+  if (replaced) join(*carried, *replaced);  // a release sequence goes on through an RMW
+  if (carried->size() <= s.x) carried->resize(s.x + 1, 0);
+  (*carried)[s.x] = ts;
+  // What it stored, read back from memory (inside the accessed object).
+  const auto word = reinterpret_cast<std::uintptr_t>(at) & ~std::uintptr_t(7);
+  std::uint64_t value = 0;
+  std::memcpy(&value, reinterpret_cast<const void*>(word + s.lo), s.hi - s.lo);
+  return {ts, ++seq_, t, rmw, std::uint8_t(s.lo), std::uint8_t(s.hi), placed(value, s.lo, s.hi),
+          std::move(carried)};
+}
+
 void MemoryModel::write(int t, const Span& s, const void* at, int order, const View* replaced,
                         bool rmw) {
   Location& l = locations_[s.x];
@@ -160,20 +175,10 @@ void MemoryModel::write(int t, const Span& s, const void* at, int order, const V
   if (cur.size() <= s.x) cur.resize(s.x + 1, 0);
   cur[s.x] = l.latest += kGap;
   l.writer = t;
-  auto carried = std::make_shared<View>(releases(order) ? cur : released_[std::size_t(t)]);
-  if (replaced) join(*carried, *replaced);  // a release sequence goes on through an RMW
-  if (carried->size() <= s.x) carried->resize(s.x + 1, 0);
-  (*carried)[s.x] = l.latest;
-  std::shared_ptr<const View> shared = std::move(carried);
-  for (unsigned b = s.lo; b < s.hi; ++b) l.carried[b] = shared;
-  // What it stored, read back from memory (inside the accessed object).
-  const auto word = reinterpret_cast<std::uintptr_t>(at) & ~std::uintptr_t(7);
-  std::uint64_t value = 0;
-  std::memcpy(&value, reinterpret_cast<const void*>(word + s.lo), s.hi - s.lo);
-  const std::uint64_t seq = ++seq_;
-  l.history.push_back({l.latest, seq, t, rmw, std::uint8_t(s.lo), std::uint8_t(s.hi),
-                       placed(value, s.lo, s.hi), shared});
-  if (kind_ == Kind::kTso) buffer_[std::size_t(t)].push_back({seq, s.x});
+  const Store st = stored(t, s, at, order, l.latest, replaced, rmw);
+  for (unsigned b = s.lo; b < s.hi; ++b) l.carried[b] = st.carried;
+  l.history.push_back(st);
+  if (kind_ == Kind::kTso) buffer_[std::size_t(t)].push_back({st.seq, s.x});
   if (l.history.size() > kHistory) {
     const Store gone = l.history.front();
     if (gone.writer >= 0) drain(gone.writer, gone.seq);  // a buffered store stays known
@@ -218,18 +223,13 @@ void MemoryModel::write_early(int t, const Span& s, const void* at, int order) {
   View& cur = cur_[std::size_t(t)];
   if (cur.size() <= s.x) cur.resize(s.x + 1, 0);
   cur[s.x] = std::max(cur[s.x], ts);
-  auto carried = std::make_shared<View>(releases(order) ? cur : released_[std::size_t(t)]);
-  if (carried->size() <= s.x) carried->resize(s.x + 1, 0);
-  (*carried)[s.x] = ts;
-  // What it stored, then memory back to the latest store's bytes.
+  Store st = stored(t, s, at, order, ts, nullptr, false);
+  // Then memory back to the latest store's bytes.
   auto* bytes = reinterpret_cast<unsigned char*>(reinterpret_cast<std::uintptr_t>(at) &
                                                  ~std::uintptr_t(7));
-  std::uint64_t value = 0;
-  std::memcpy(reinterpret_cast<unsigned char*>(&value) + s.lo, bytes + s.lo, s.hi - s.lo);
   std::memcpy(bytes + s.lo, reinterpret_cast<const unsigned char*>(&latest.bytes) + s.lo,
               s.hi - s.lo);
-  l.history.insert(l.history.end() - 1, Store{ts, ++seq_, t, false, std::uint8_t(s.lo),
-                                              std::uint8_t(s.hi), value, std::move(carried)});
+  l.history.insert(l.history.end() - 1, std::move(st));
   if (l.history.size() > kHistory) l.history.erase(l.history.begin());
 }
 

@@ -147,6 +147,11 @@ class MemoryModel {
   // view (release) or its last release fence's, joined with `replaced`.
   void write(int t, const Span& s, const void* at, int order, const View* replaced,
              bool rmw = false);
+  // The record of a store of t just made to `s` with timestamp `ts`: the
+  // view it carries (joined with `replaced`: an RMW's) and its bytes, read
+  // back from memory.
+  Store stored(int t, const Span& s, const void* at, int order, std::uint32_t ts,
+               const View* replaced, bool rmw);
   // The store place_early() allowed, placed before the latest one: memory
   // gets the latest value back.
   void write_early(int t, const Span& s, const void* at, int order);
