@@ -113,7 +113,8 @@ explore_tree() {
   shift
   name=$(basename "$tree")
   locking=$tree/kernel/locking
-  local x=(-DRWSTRESS_KERNEL_EXPLORE "$@") glue=$here/share/rwstress/kernel-glue ok=1
+  local glue=$here/share/rwstress/kernel-glue ok=1
+  local x=($(grep -v '^#' "$glue/explore-cflags") "$@")
   build "$tree" "$out/x-semaphore.so" "semaphore.c (explore build)" "${x[@]}" "$locking/semaphore.c" \
     "$glue/upstream_semaphore.c" || ok=0
   build "$tree" "$out/x-qrwlock.so" "qrwlock.c + qspinlock.c (explore build)" "${x[@]}" \
@@ -271,7 +272,7 @@ check_command() {
   # sleep loop reading waiter.task with READ_ONCE (fixed in 2019 by
   # "locking/rwsem: Add missing ACQUIRE to read_slowpath sleep loop"), and
   # qrwlock.c's write slow path taking the lock with a relaxed cmpxchg. Each
-  # is an ordering FAIL.
+  # is an ordering FAIL (and a third below).
   local plant
   mkdir -p "$out/pq/a/kernel/locking" "$out/pq/b/kernel/locking"
   cp "$tree/kernel/locking/qrwlock.c" "$out/pq/a/kernel/locking/"
@@ -283,17 +284,65 @@ check_command() {
     "$tree/kernel/locking/qrwlock.c" >"$out/pq/b/kernel/locking/qrwlock.c"
   planted "$out/pq" kernel/locking/qrwlock.c "$out/qrw.patch" "qrwlock.c's write slow path" \
     "$tree" || return
-  for plant in "rwsem $out/acquire.patch" "qrwlock $out/qrw.patch"; do
-    set -- $plant
+  # rwsem.c's reader leaving the slow path when the queue is empty, without
+  # the smp_acquire__after_ctrl_dep() after its count check (fixed in 2019
+  # by "locking/rwsem: Add missing ACQUIRE to read_slowpath exit when queue
+  # is empty").
+  awk '{ print } /^\t\t\t\/\* Provide lock ACQUIRE \*\/$/ { getline; if ($0 !~ /smp_acquire__after_ctrl_dep/) print }' \
+    "$tree/kernel/locking/rwsem.c" >"$out/pt/b/kernel/locking/rwsem.c"
+  planted "$out/pt" kernel/locking/rwsem.c "$out/qempty.patch" "rwsem.c's queue-empty exit" \
+    "$tree" || return
+  # FILES PATCH SCHEDULES WANT_RC PATTERN WHAT: rwstress kernel --explore
+  # on the planted tree must exit WANT_RC with PATTERN in its output.
+  explored_plant() {
     rc=0
-    "$bin" kernel --files "$1" --explore --no-validate --explore-schedules 500 --cache "$kc" \
+    "$bin" kernel --files "$1" --explore --no-validate --explore-schedules "$3" --cache "$kc" \
       --source "$tree" --patch "$2" >"$out/kernel.out" 2>&1 || rc=$?
-    if [ $rc != 1 ] || ! grep -q "^  ordering (thread" "$out/kernel.out"; then
+    if [ $rc != "$4" ] || ! grep -q "$5" "$out/kernel.out"; then
       tail -30 "$out/kernel.out"
-      echo "kernel-upstream: rwstress kernel --explore gave $1 with a missing ACQUIRE put back exit $rc, not 1 with an ordering failure"
+      echo "kernel-upstream: rwstress kernel --explore gave $1 with $6 exit $rc, not $4 with \"$5\""
       failed=1
     fi
+  }
+  for plant in "rwsem $out/acquire.patch" "qrwlock $out/qrw.patch" "rwsem $out/qempty.patch"; do
+    set -- $plant
+    explored_plant "$1" "$2" 500 1 "^  ordering (thread" "a missing ACQUIRE put back"
   done
+  # Node initialisation published too early (explore's plain stores, the
+  # explore build's instrumented `node->locked = 0`): qspinlock.c without
+  # the smp_wmb() before xchg_tail() (the node-publication fix of 2018), and
+  # osq_lock.c publishing its node with an ACQUIRE-only xchg (its comment
+  # asks for RELEASE too). Each is a HANG: the predecessor's hand-off lands
+  # before the node's initialisation, which overwrites it.
+  mkdir -p "$out/pn/a/kernel/locking" "$out/pn/b/kernel/locking"
+  cp "$tree/kernel/locking/qspinlock.c" "$tree/kernel/locking/osq_lock.c" "$out/pn/a/kernel/locking/"
+  awk '/^\tsmp_wmb\(\);$/ && !done { done = 1; next } { print }' \
+    "$tree/kernel/locking/qspinlock.c" >"$out/pn/b/kernel/locking/qspinlock.c"
+  planted "$out/pn" kernel/locking/qspinlock.c "$out/node.patch" "qspinlock.c's node publication" \
+    "$tree" || return
+  cp "$tree/kernel/locking/qspinlock.c" "$out/pn/b/kernel/locking/"
+  sed 's/^\told = atomic_xchg(&lock->tail, curr);$/\told = atomic_xchg_acquire(\&lock->tail, curr);/' \
+    "$tree/kernel/locking/osq_lock.c" >"$out/pn/b/kernel/locking/osq_lock.c"
+  planted "$out/pn" kernel/locking/osq_lock.c "$out/osq.patch" "osq_lock.c's node publication" \
+    "$tree" || return
+  # (osq_lock.c's: random schedule 1,153 on 7.2.8, seed 0; PCT misses it.)
+  explored_plant qrwlock "$out/node.patch" 2000 3 "placed before the latest store" \
+    "its node published too early"
+  explored_plant mutex "$out/osq.patch" 5000 3 "placed before the latest store" \
+    "its node published too early"
+  # Store buffering: percpu-rwsem.c's reader slow path without the smp_mb()
+  # between its this_cpu_inc() and its look at sem->block (A matches D):
+  # the reader and the writer each miss the other (the writer's per-CPU sum
+  # is plain loads, which the explore build's instrumentation hands to the
+  # model). A FAIL: two holders, or a reader without the writer's data.
+  mkdir -p "$out/pp/a/kernel/locking" "$out/pp/b/kernel/locking"
+  cp "$tree/kernel/locking/percpu-rwsem.c" "$out/pp/a/kernel/locking/"
+  sed '/^\tsmp_mb(); \/\* A matches D \*\/$/d' "$tree/kernel/locking/percpu-rwsem.c" \
+    >"$out/pp/b/kernel/locking/percpu-rwsem.c"
+  planted "$out/pp" kernel/locking/percpu-rwsem.c "$out/sb.patch" "percpu-rwsem.c's reader fence" \
+    "$tree" || return
+  explored_plant percpu-rwsem "$out/sb.patch" 2000 1 "^  \(ordering\|writer-exclusion\|reader-exclusion\) (thread" \
+    "its reader's smp_mb() taken out"
   # The 5.18 shape: rwsem.c's out_nolock no longer wakes the waiters behind
   # a killed first waiter. validate's timed runs have not caught it; explore
   # with fatal signals (spurious wake-ups, signal checks) does (a HANG).
@@ -311,7 +360,7 @@ check_command() {
   fi
   ln -sfn "$cache" "$kc/src"
   expect 0 "--version $series from the cache" --version "$series" || return
-  echo "kernel-upstream: rwstress kernel on $(basename "$tree"): PASS as shipped, cached on a rerun, FAIL with a bug put back, STARVED with readers stealing past HANDOFF, a broken interrupted path caught by inject signal, a lost wake-up, an out_nolock without its wake-up and two missing ACQUIREs found by --explore, 125 when it does not build"
+  echo "kernel-upstream: rwstress kernel on $(basename "$tree"): PASS as shipped, cached on a rerun, FAIL with a bug put back, STARVED with readers stealing past HANDOFF, a broken interrupted path caught by inject signal, a lost wake-up, an out_nolock without its wake-up, three missing ACQUIREs, two nodes published too early and a missing smp_mb() (store buffering) found by --explore, 125 when it does not build"
 }
 
 if [ -n "${RWSTRESS_LINUX_SRC:-}" ]; then

@@ -36,8 +36,9 @@
 extern "C" {
 #endif
 
-/* 1: the first table. 2: signal_check. 3: model. 4: model_load. */
-#define RWSTRESS_EXPLORE_HOST_ABI 4
+/* 1: the first table. 2: signal_check. 3: model. 4: model_load.
+ * 5: plain_store. */
+#define RWSTRESS_EXPLORE_HOST_ABI 5
 
 /* What an access was, for the memory model (model() below). */
 #define RWSTRESS_MODEL_LOAD 0
@@ -93,6 +94,19 @@ struct rwstress_explore_host {
      * replace it with an older value the model lets the load read (a
      * choice of the schedule); the model's LOAD event otherwise. */
     void (*model_load)(unsigned long word, unsigned size, int order, void *value);
+    /* ABI 5. A plain (non-atomic) store of `size` bytes at `word` is about
+     * to be made (the kernel layer's explore build sees them through the
+     * compiler's instrumentation: rwstress/kernel_plain.h). Under explore
+     * --memory c11 or tso, where the model already follows the word, it
+     * takes the store as a relaxed one once made. Not a scheduling point. */
+    void (*plain_store)(unsigned long word, unsigned size);
+    /* ABI 5. A plain load of `size` bytes at `word` is about to be made:
+     * under --memory c11 or tso, where the model follows the word, it is a
+     * relaxed load, which may read an older store the model allows (a
+     * choice of the schedule): the host then puts that value in memory
+     * for this one load, and the latest back before the thread's next
+     * call. Not a scheduling point. */
+    void (*plain_load)(unsigned long word, unsigned size);
 };
 
 /* Set by rwstress_explore_attach_v1; one definition across the plugin's

@@ -156,9 +156,11 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
       value = fmt::format("{:#x} (memory: {:#x}; an older store the model allows)", s.after,
                           s.before);
     else if (s.early)  // a store placed before the latest one, which memory keeps
-      value = fmt::format("{:#x} -> {:#x} (placed before the latest store, unseen by this thread: "
-                          "memory keeps {:#x})",
-                          s.before, s.after, s.before);
+      value = fmt::format("{:#x} -> {:#x} (placed before the latest store, {}'s, unseen by this "
+                          "thread: memory keeps {:#x})",
+                          s.before, s.after,
+                          s.early_of >= 0 ? thread_name(shape, s.early_of) : "another thread",
+                          s.before);
     else if (s.has_value)
       value = s.before == s.after ? fmt::format("{:#x}", s.before)
                                   : fmt::format("{:#x} -> {:#x}", s.before, s.after);

@@ -120,6 +120,20 @@ std::string first_problem(const std::string& log_path) {
   return first.empty() ? "(no output)" : first;
 }
 
+// The explore build's flags (share/rwstress/kernel-glue/explore-cflags:
+// words, lines starting with # left out).
+std::vector<std::string> explore_cflags(const std::string& data_dir) {
+  std::stringstream lines(read_text(data_dir + "/kernel-glue/explore-cflags"));
+  std::vector<std::string> flags;
+  std::string line, word;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::stringstream words(line);
+    while (words >> word) flags.push_back(word);
+  }
+  return flags;
+}
+
 // Where the layer's headers and the kernel glue are: beside an installed
 // binary (PREFIX/include, PREFIX/share/rwstress), or in the source tree a
 // build-tree binary came from.
@@ -382,6 +396,10 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
   layer.add(compiler);
   layer.add_tree(fs::path(layout.include_dir) / "rwstress");
   layer.add_tree(fs::path(layout.data_dir) / "kernel-glue");
+  const std::vector<std::string> explore_flags = explore_cflags(layout.data_dir);
+  if (k.explore && explore_flags.empty())
+    return fail(fmt::format("kernel: {}/kernel-glue/explore-cflags is missing or empty (a broken "
+                            "install): the explore build's flags are there", layout.data_dir));
   std::vector<Row> rows;
   for (const std::string& name : files) {
     const KernelFileGroup& group = *std::find_if(
@@ -452,7 +470,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     std::string why;
     const std::string plugin = build({}, stem, &why);
     const std::string explore_plugin =
-        plugin.empty() || !k.explore ? "" : build({"-DRWSTRESS_KERNEL_EXPLORE"}, stem + "-explore", &why);
+        plugin.empty() || !k.explore ? "" : build(explore_flags, stem + "-explore", &why);
     if (unwritable) return fail(why);
     if (plugin.empty() || (k.explore && explore_plugin.empty())) {
       for (const char* suffix : group.locks)

@@ -26,6 +26,18 @@ namespace {
 
 enum class State : std::uint8_t { kRunnable, kBlocked, kDone };
 
+// A plain C access told before it is made, settled at the thread's next
+// step or model event: a store (model_plain_store) goes to the model with
+// the bytes the word held before it; a load that read an older value
+// (model_plain_load) gives memory its latest bytes back.
+struct PlainAccess {
+  const void* word = nullptr;
+  std::size_t size = 0;
+  std::uint64_t bytes = 0;  // a store: the word's bytes before it; a load: the latest
+};
+thread_local PlainAccess tl_plain_store;
+thread_local PlainAccess tl_plain_load;
+
 struct Run {
   Run(int threads, const Options& o) : n(threads), options(o), rng(o.seed) {
     static std::atomic<std::uint64_t> serial{0};
@@ -100,6 +112,7 @@ struct Run {
   std::mt19937_64 rng;
   Schedule schedule;
   std::unique_ptr<MemoryModel> memory;  // Options::memory
+  std::size_t weak_at = SIZE_MAX;       // the step whose weak choice was decided last
   int stale_left = 0;                   // older values loads may still read (Options::stale_reads)
 
   std::uint64_t now() const { return steps * options.step_ns + skipped_ns; }
@@ -271,11 +284,26 @@ struct Run {
 
   void moved() { std::fill(spinning.begin(), spinning.end(), false); }
 
+  // The calling thread's plain access told before it was made, now made
+  // (`me`: the thread): a load's older value out of memory, a store into
+  // the model.
+  void settle_plain(int me) {
+    if (tl_plain_load.word) {
+      const PlainAccess p = std::exchange(tl_plain_load, PlainAccess{});
+      std::memcpy(const_cast<void*>(p.word), &p.bytes, p.size);
+    }
+    if (tl_plain_store.word && memory) {
+      const PlainAccess p = std::exchange(tl_plain_store, PlainAccess{});
+      memory->store(me, p.word, p.size, kRelaxed, &p.bytes);
+    }
+  }
+
   // `me` reached a point: apply PCT's change point, let the strategy pick
   // the next runner, and once `me` runs again record its step (the trace
   // is in the order the steps were carried out). Returns the step's index.
   std::size_t step(std::unique_lock<std::mutex>& lock, int me, const char* what,
                    const void* word = nullptr) {
+    settle_plain(me);
     if (state[std::size_t(me)] != State::kBlocked) at[std::size_t(me)] = what;  // asleep: the wait's
     ++steps;
     if (options.strategy == Strategy::kPct)
@@ -497,6 +525,10 @@ const std::uint64_t* found_at(Run* r, const void* word) {
 // offered (kSampled: the caller draws which).
 constexpr int kSampled = -1;
 int weak_choice(Run* r, std::size_t at) {
+  // One weak choice a step: the first access offered one decides it (a
+  // step's plain loads come after its own access).
+  if (r->weak_at == at) return 0;
+  r->weak_at = at;
   const Options& o = r->options;
   if (!o.replay.empty() || o.strategy == Strategy::kFirst)
     return at < o.replay.size() ? read_chosen(o.replay[at]) : 0;
@@ -517,7 +549,7 @@ bool store_early(Run* r, const void* word, std::size_t size, int order,
   const int rank = weak_choice(r, at);
   if (rank != kSampled && rank != 1) return false;
   choices[at] += kReadChoice;
-  if (Step* s = step_at(r, word)) s->early = true;
+  if (Step* s = step_at(r, word)) s->early = true, s->early_of = r->memory->missed(t, word);
   return true;
 }
 
@@ -529,6 +561,7 @@ void model_access(const void* word, std::size_t size, AccessKind kind, int order
   Run* r = tl_run;
   if (!r || !r->memory) return;
   const int t = tl_index;
+  r->settle_plain(t);
   if (kind != AccessKind::kLoad) {
     if (const Step* s = step_at(r, word); s && !s->has_value) {
       tl_pending = {word, size, kind, order};  // until accessed()
@@ -551,6 +584,7 @@ void model_load(const void* word, std::size_t size, int order, void* value) {
   Run* r = tl_run;
   if (!r || !r->memory) return;
   const int t = tl_index;
+  r->settle_plain(t);
   std::uint64_t older[MemoryModel::kMaxOlder];
   const int offered = size <= 8 ? r->memory->older(t, word, size, order, older) : 0;
   int pick = 0;
@@ -570,18 +604,80 @@ void model_load(const void* word, std::size_t size, int order, void* value) {
 }
 
 void model_fence(int order) {
-  if (Run* r = tl_run; r && r->memory) r->memory->fence(tl_index, order);
+  if (Run* r = tl_run; r && r->memory) {
+    r->settle_plain(tl_index);
+    r->memory->fence(tl_index, order);
+  }
 }
 
 void model_fence_everyone() {
-  if (Run* r = tl_run; r && r->memory) r->memory->fence_everyone();
+  if (Run* r = tl_run; r && r->memory) {
+    r->settle_plain(tl_index);
+    r->memory->fence_everyone();
+  }
+}
+
+namespace {
+
+// Whether the calling thread's plain access of `size` bytes at `word` goes
+// to the model: at most a word, not inside the layer's own access of the
+// same word (which reports itself), to a word the model follows.
+bool plain_followed(Run* r, const void* word, std::size_t size) {
+  if (size == 0 || size > 8) return false;
+  if (const Step* s = step_at(r, word); s && !s->has_value) return false;
+  return r->memory->follows(word, size);
+}
+
+}  // namespace
+
+void model_plain_store(const void* word, std::size_t size) {
+  Run* r = tl_run;
+  if (!r || !r->memory) return;
+  r->settle_plain(tl_index);
+  if (!plain_followed(r, word, size)) return;
+  tl_plain_store = {word, size, 0};
+  std::memcpy(&tl_plain_store.bytes, word, size);
+}
+
+void model_plain_load(const void* word, std::size_t size) {
+  Run* r = tl_run;
+  if (!r || !r->memory) return;
+  const int t = tl_index;
+  r->settle_plain(t);
+  if (!plain_followed(r, word, size)) return;
+  std::uint64_t older[MemoryModel::kMaxOlder];
+  const int offered = r->memory->older(t, word, size, kRelaxed, older);
+  std::vector<int>& choices = r->schedule.choices;
+  int pick = 0;
+  if (offered > 0 && !choices.empty()) {
+    const std::size_t at = choices.size() - 1;
+    const int rank = weak_choice(r, at);
+    pick = rank == kSampled ? 1 + int(r->rng() % std::uint64_t(offered)) : std::min(rank, offered);
+    if (pick > 0) {
+      choices[at] += pick * kReadChoice;
+      // The older value in memory for this one load; the latest back at
+      // the thread's next step or model event.
+      tl_plain_load = {word, size, 0};
+      std::memcpy(&tl_plain_load.bytes, word, size);
+      std::memcpy(const_cast<void*>(word), &older[pick - 1], size);
+      Step st{t, "plain load", word};
+      st.has_value = true;
+      st.before = tl_plain_load.bytes;
+      st.after = older[pick - 1];
+      st.older = pick;
+      r->schedule.trace.push_back(st);
+    }
+  }
+  r->memory->load(t, word, size, kRelaxed, pick);
 }
 
 bool models_memory() { return tl_run && tl_run->memory; }
 
 int model_missed(const void* word) {
   Run* r = tl_run;
-  return r && r->memory ? r->memory->missed(tl_index, word) : -1;
+  if (!r || !r->memory) return -1;
+  r->settle_plain(tl_index);
+  return r->memory->missed(tl_index, word);
 }
 
 namespace {
@@ -692,6 +788,7 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
       }
       (*task)(i);
       std::unique_lock lock(r->mutex);
+      r->settle_plain(i);
       r->state[std::size_t(i)] = State::kDone;
       r->at[std::size_t(i)] = "done";
       if (++r->finished == r->n) {

@@ -118,6 +118,7 @@ struct Step {
   std::uint64_t after = 0;
   int older = 0;  // a load that read the k-th older value the memory model allowed (after: it)
   bool early = false;  // a store placed before the latest one (memory kept `before`)
+  int early_of = -1;   // that latest store's thread (which may have made it with a plain C store)
 };
 
 // At one decision: the threads the strategy could pick (bit per thread),
@@ -265,6 +266,22 @@ bool models_memory();
 // is not sure to see it (no release/acquire path from that store to here);
 // -1 when it is, or without a model.
 int model_missed(const void* word);
+// A plain (non-atomic) C store of `size` bytes at `word` about to be made
+// (the kernel explore build's compiler instrumentation: include/rwstress/
+// kernel_plain.h): where the model already follows the word, it takes the
+// store as a relaxed one once made (at the thread's next step or model
+// event), so that a node's plain initialisation is in its history and
+// may be ordered after another thread's store. Not a scheduling point.
+// Ignored inside an access of the same word (the kernel layer's own
+// per-CPU add), for words the model does not follow, and off a model.
+void model_plain_store(const void* word, std::size_t size);
+// A plain C load of `size` bytes at `word` about to be made (the same
+// instrumentation): where the model follows the word, a relaxed load that
+// may read an older store (a weak choice, as model_load's, recorded on the
+// thread's current step; the trace gets a "plain load" line for it): memory
+// holds that value for this one load and gets the latest back at the
+// thread's next step or model event. Not a scheduling point.
+void model_plain_load(const void* word, std::size_t size);
 
 // The atomic a lock's controlled instantiation uses (locks/hooks.h,
 // Atomic<Hooks, T>): std::atomic<T>'s operations, each one a scheduling

@@ -212,7 +212,20 @@ bool MemoryModel::place_early(int t, const void* word, std::size_t size, int ord
     return false;
   const View& cur = cur_[std::size_t(t)];
   if (s.x < cur.size() && cur[s.x] >= latest.ts) return false;
+  // Nor when t read a store that carried it (even with a relaxed load): a
+  // store after a load is ordered after it by a dependency on every
+  // processor and in the kernel's model, though not in C11's.
+  const View& dep = acquired_[std::size_t(t)];
+  if (s.x < dep.size() && dep[s.x] >= latest.ts) return false;
   return latest.ts - l.history[l.history.size() - 2].ts >= 2;
+}
+
+bool MemoryModel::follows(const void* word, std::size_t size) const {
+  const auto at = reinterpret_cast<std::uintptr_t>(word);
+  const std::size_t bytes = std::clamp<std::size_t>(size, 1, 8);
+  for (std::uintptr_t base = at & ~std::uintptr_t(7); base < at + bytes; base += 8)
+    if (ids_.count(base)) return true;
+  return false;
 }
 
 void MemoryModel::write_early(int t, const Span& s, const void* at, int order) {

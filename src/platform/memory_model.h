@@ -29,7 +29,9 @@
 // Modification order is the order the run made the stores in, with one
 // choice under c11: a relaxed or release store may be placed just before
 // the latest store to its word when its thread has not seen that one (it
-// is another thread's, not an RMW's, and not in the thread's view); memory
+// is another thread's, not an RMW's, not in the thread's view, nor carried
+// by a store the thread read even with a relaxed load: a store depends on
+// the loads before it on every processor and in the kernel's model); memory
 // then keeps the latest value, and the placed store is an older one that
 // loads may still read (place_early(): the scheduler chooses). tso drains
 // every thread's stores in the order they were made. Both are subsets of
@@ -40,11 +42,12 @@
 // not see (a plain C store) makes its location "mixed": its history is no
 // longer the truth, and its loads read memory. Where the model is stronger
 // than the Linux kernel's (on purpose: a seq_cst operation is a fence on
-// both sides; a wake-up, a grace period and membarrier() join views), it
-// reports less; where it is weaker (address and control dependencies order
-// nothing, as in C11) a lock whose only order between holders were a
-// dependency would fail falsely: none of the kernel's locking files is
-// such a lock (docs/explore.md, "Memory models").
+// both sides; a wake-up, a grace period and membarrier() join views; every
+// load orders the stores after it), it reports less; where it is weaker
+// (an address dependency does not order a later load, as in C11) a lock
+// whose only order between holders were such a dependency would fail
+// falsely: none of the kernel's locking files is such a lock
+// (docs/explore.md, "Memory models").
 #pragma once
 
 #include <array>
@@ -109,6 +112,9 @@ class MemoryModel {
   // sure to see it: its writer's index; -1 when t sees it (or nobody
   // stored there).
   int missed(int t, const void* word) const;
+  // Whether an access of `size` bytes at `word` touches a location the
+  // model already follows.
+  bool follows(const void* word, std::size_t size) const;
 
  private:
   using View = std::vector<std::uint32_t>;  // location id -> timestamp

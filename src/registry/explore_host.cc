@@ -91,9 +91,17 @@ void model_load(unsigned long word, unsigned size, int order, void* value) {
   ctl::model_load(reinterpret_cast<const void*>(word), size, order, value);
 }
 
+void plain_store(unsigned long word, unsigned size) {
+  ctl::model_plain_store(reinterpret_cast<const void*>(word), size);
+}
+
+void plain_load(unsigned long word, unsigned size) {
+  ctl::model_plain_load(reinterpret_cast<const void*>(word), size);
+}
+
 const rwstress_explore_host kHost = {
     RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, host_futex_wait,
-    host_futex_wake, now_ns, op_end, signal_check, model, model_load,
+    host_futex_wake, now_ns, op_end, signal_check, model, model_load, plain_store, plain_load,
 };
 
 }  // namespace

@@ -286,9 +286,15 @@ void model_synchronize() {
   };
   ++m.synchronizing;
   controlled::point("synchronize_rcu");
+  // A grace period is a full barrier on every CPU (to --memory c11 and
+  // tso), at its start as at its end: a read-side section begun after the
+  // start sees what the updater stored before it (rcu_sync's gp_state,
+  // which a reader that begins during the grace period must not read as
+  // idle), and the updater after the end sees every section that was
+  // inside.
+  controlled::model_fence_everyone();
   while (waiting()) controlled::spin("synchronize_rcu: waiting for a grace period");
   --m.synchronizing;
-  // A grace period is a full barrier on every CPU (to --memory c11).
   controlled::model_fence_everyone();
 }
 

@@ -5,6 +5,7 @@
  * names each lock by its kernel: k6.18-rwsem). */
 #ifndef RWSTRESS_KERNEL_GLUE_H
 #define RWSTRESS_KERNEL_GLUE_H
+#include <rwstress/kernel_plain.h> /* the explore build's plain stores */
 #ifdef RWSTRESS_KERNEL_NAME_PREFIX
 #define GLUE_NAME(name) RWSTRESS_KERNEL_NAME_PREFIX "-" name
 #else
