@@ -576,7 +576,11 @@ BOOST_AUTO_TEST_CASE(known_busy_hold_is_reported) {
   // A preemption outside the hold lengthens the pass only; the bound below
   // leaves room for a few milliseconds of them.
   BOOST_TEST(hold > per_pass * 0.9 - 400, "hold " << hold << " ns, pass " << per_pass << " ns");
-  BOOST_TEST(mean_but_longest(w.wait) < 300);
+  // Uncontended, a wait is the fast path's few instructions; a preemption
+  // between the request and the acquisition lengthens one (a loaded
+  // 2-vCPU machine saw a mean of 306 ns): at most a tenth of the hold.
+  BOOST_TEST(mean_but_longest(w.wait) < hold / 10,
+             "wait " << mean_but_longest(w.wait) << " ns, hold " << hold << " ns");
   // Uncontended: almost every request was taken at once.
   BOOST_TEST(w.nowait * 10 > w.requests * 9);
 }
