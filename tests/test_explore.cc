@@ -466,57 +466,103 @@ BOOST_AUTO_TEST_CASE(spurious_wake_ups_are_a_choice_of_the_scheduler) {
   BOOST_TEST(explore_lock("busted-spurious-grant", 0, 3, 2, 200, ctl::Strategy::kPct, 2).failing > 0);
 }
 
+namespace {
+
+// `rwstress explore ARGS` in this process: its exit code, its lines (an
+// error line prefixed "error: ").
+int explore_cli(const std::vector<std::string>& args, std::vector<std::string>* lines) {
+  CliOutcome o = parse(args);
+  BOOST_REQUIRE(o.action == CliAction::kExplore);
+  Output out{[lines](const std::string& l) { lines->push_back(l); },
+             [lines](const std::string& l) { lines->push_back("error: " + l); }};
+  return run_explore(o.config, out);
+}
+
+bool has_line(const std::vector<std::string>& lines, const std::string& what) {
+  for (const std::string& l : lines)
+    if (l.find(what) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
 // exhaustive: every schedule within the preemption bound, then `complete`
 // (a proof for that shape and bound); a broken lock's failure is found
 // with the fewest preemptions first. Through the command, as a user runs it.
 BOOST_AUTO_TEST_CASE(exhaustive_completes_on_correct_locks_and_finds_the_broken_one) {
-  auto run = [](std::vector<std::string> args, std::vector<std::string>* lines) {
-    CliOutcome o = parse(args);
-    BOOST_REQUIRE(o.action == CliAction::kExplore);
-    Output out{[lines](const std::string& l) { lines->push_back(l); },
-               [lines](const std::string& l) { lines->push_back("error: " + l); }};
-    return run_explore(o.config, out);
-  };
-  auto has = [](const std::vector<std::string>& lines, const std::string& what) {
-    for (const std::string& l : lines)
-      if (l.find(what) != std::string::npos) return true;
-    return false;
-  };
   for (const char* lock : {"ticket", "mcs"}) {
     std::vector<std::string> lines;
-    BOOST_TEST(run({"explore", "--lock", lock, "--threads", "2", "--ops", "2", "--strategy",
+    BOOST_TEST(explore_cli({"explore", "--lock", lock, "--threads", "2", "--ops", "2", "--strategy",
                     "exhaustive:preemptions=2"},
                    &lines) == 0);
-    BOOST_TEST(has(lines, "PASS, complete:"), lock);
+    BOOST_TEST(has_line(lines, "PASS, complete:"), lock);
   }
   std::vector<std::string> lines;
-  BOOST_TEST(run({"explore", "--lock", "qrwlock", "--readers", "1", "--writers", "1", "--ops", "2",
+  BOOST_TEST(explore_cli({"explore", "--lock", "qrwlock", "--readers", "1", "--writers", "1", "--ops", "2",
                   "--strategy", "exhaustive:preemptions=2"},
                  &lines) == 0);
-  BOOST_TEST(has(lines, "PASS, complete:"));
+  BOOST_TEST(has_line(lines, "PASS, complete:"));
   lines.clear();
-  BOOST_TEST(run({"explore", "--lock", "busted-racy-tas", "--threads", "2", "--ops", "2",
+  BOOST_TEST(explore_cli({"explore", "--lock", "busted-racy-tas", "--threads", "2", "--ops", "2",
                   "--strategy", "exhaustive:preemptions=2"},
                  &lines) == 1);
-  BOOST_TEST(has(lines, "FAIL at schedule"));
-  BOOST_TEST(has(lines, "2 preemptions"));  // it needs two: none with fewer fails
-  BOOST_TEST(has(lines, "replayed 10 times: 10 the same"));
+  BOOST_TEST(has_line(lines, "FAIL at schedule"));
+  BOOST_TEST(has_line(lines, "2 preemptions"));  // it needs two: none with fewer fails
+  BOOST_TEST(has_line(lines, "replayed 10 times: 10 the same"));
   // The replay line runs the same schedule again.
   std::string replay;
   for (const std::string& l : lines)
     if (auto at = l.find("--replay "); at != std::string::npos) replay = l.substr(at + 9);
   BOOST_REQUIRE(!replay.empty());
   lines.clear();
-  BOOST_TEST(run({"explore", "--lock", "busted-racy-tas", "--threads", "2", "--ops", "2",
+  BOOST_TEST(explore_cli({"explore", "--lock", "busted-racy-tas", "--threads", "2", "--ops", "2",
                   "--replay", replay},
                  &lines) == 1);
-  BOOST_TEST(has(lines, "the recorded schedule, step for step"));
+  BOOST_TEST(has_line(lines, "the recorded schedule, step for step"));
   // On another shape it does not replay: one line, exit 2.
   lines.clear();
-  BOOST_TEST(run({"explore", "--lock", "busted-racy-tas", "--threads", "3", "--ops", "2",
+  BOOST_TEST(explore_cli({"explore", "--lock", "busted-racy-tas", "--threads", "3", "--ops", "2",
                   "--replay", replay},
                  &lines) == 2);
-  BOOST_TEST(has(lines, "error: explore --replay: the schedule does not replay"));
+  BOOST_TEST(has_line(lines, "error: explore --replay: the schedule does not replay"));
+}
+
+// Under a memory model the exhaustive search takes each weak choice a step
+// was offered (older values, a store placed early) as an alternative, at
+// most --stale-reads along a schedule: the two busted locks only a model
+// shows are found by it, the correct ones complete, and the line says
+// what was complete; without weak choices (--stale-reads 0, or no model)
+// the same search completes on the busted lock.
+BOOST_AUTO_TEST_CASE(exhaustive_search_takes_the_weak_choices_under_a_model) {
+  const std::vector<std::string> mcs = {"explore", "--lock", "busted-mcs-relaxed-link", "--threads",
+                                        "2", "--ops", "2", "--strategy", "exhaustive:preemptions=2",
+                                        "--schedules", "20000"};
+  std::vector<std::string> lines;
+  auto with = [](std::vector<std::string> a, std::initializer_list<std::string> more) {
+    a.insert(a.end(), more);
+    return a;
+  };
+  BOOST_TEST(explore_cli(with(mcs, {"--memory", "c11"}), &lines) == 3);  // HANG
+  BOOST_TEST(has_line(lines, "HANG at schedule"));
+  BOOST_TEST(has_line(lines, "replayed 10 times: 10 the same"));
+  for (auto off : {std::vector<std::string>{}, std::vector<std::string>{"--memory", "c11", "--stale-reads", "0"}}) {
+    lines.clear();
+    std::vector<std::string> args = mcs;
+    args.insert(args.end(), off.begin(), off.end());
+    BOOST_TEST(explore_cli(args, &lines) == 0);
+    BOOST_TEST(has_line(lines, "PASS, complete:"));
+  }
+  lines.clear();
+  BOOST_TEST(explore_cli({"explore", "--lock", "busted-percpu-no-fence", "--readers", "1", "--writers", "1",
+                  "--ops", "2", "--strategy", "exhaustive:preemptions=2", "--memory", "tso"},
+                 &lines) == 1);
+  BOOST_TEST(has_line(lines, "FAIL at schedule"));
+  lines.clear();
+  BOOST_TEST(explore_cli({"explore", "--lock", "ticket", "--threads", "2", "--ops", "2", "--strategy",
+                  "exhaustive:preemptions=2", "--memory", "c11"},
+                 &lines) == 0);
+  BOOST_TEST(has_line(lines, "PASS, complete:"));
+  BOOST_TEST(has_line(lines, "and at most 4 weak choices"));
 }
 
 // The replay code: run-length encoded choices after the digest, and back;
@@ -603,6 +649,81 @@ BOOST_AUTO_TEST_CASE(a_signal_at_a_check_is_a_choice_that_replays) {
   BOOST_TEST(std::count_if(none.choices.begin(), none.choices.end(),
                            [](int c) { return ctl::signal_chosen(c); }) == 0);
   BOOST_TEST((*seen)[0].load() + (*seen)[1].load() == 0);
+}
+
+// A tick (the kernel layer's need_resched() under control: a spinner told
+// to stop while the owner runs) is a choice of random, pct and bounded
+// schedules at a step's first check: at most Options::ticks a schedule,
+// marked on its step, coded on the step's choice (+ kSignalChoice) and
+// replayed step for step; never twice in a step, never at a signal check's
+// step (whose bit is the signal's), never with ticks 0 or by kFirst alone.
+BOOST_AUTO_TEST_CASE(a_tick_at_a_need_resched_check_is_a_choice_that_replays) {
+  struct Seen {
+    std::array<std::atomic<int>, 2> ticked{};
+    std::atomic<int> twice{0}, at_check{0};
+  };
+  auto seen = std::make_shared<Seen>();
+  auto body = [seen](int i) {
+    for (int k = 0; k < 12; ++k) {
+      ctl::point("look");
+      if (ctl::tick()) {
+        seen->ticked[std::size_t(i)] += 1 << k;
+        seen->twice += ctl::tick();
+      }
+      ctl::signal_check("check");
+      seen->at_check += ctl::tick();
+    }
+  };
+  auto reset = [&] {
+    for (auto& v : seen->ticked) v = 0;
+    seen->twice = seen->at_check = 0;
+  };
+  auto coded = [](const ctl::Schedule& s) {
+    return std::count_if(s.choices.begin(), s.choices.end(),
+                         [](int c) { return ctl::signal_chosen(c); });
+  };
+  int ticked = 0;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    reset();
+    ctl::Options o;
+    o.seed = seed;
+    o.strategy = seed % 2 ? ctl::Strategy::kRandom : ctl::Strategy::kPct;
+    const ctl::Schedule s = ctl::run(2, o, body);
+    BOOST_REQUIRE((s.outcome == ctl::Outcome::kDone));
+    BOOST_TEST(coded(s) <= o.ticks);
+    const auto marked = std::count_if(s.trace.begin(), s.trace.end(),
+                                      [](const ctl::Step& st) { return st.tick; });
+    BOOST_TEST(marked == coded(s));
+    const int got[2] = {seen->ticked[0].load(), seen->ticked[1].load()};
+    BOOST_TEST(__builtin_popcount(unsigned(got[0])) + __builtin_popcount(unsigned(got[1])) ==
+               coded(s));
+    BOOST_TEST(seen->twice.load() == 0);
+    BOOST_TEST(seen->at_check.load() == 0);
+    if (coded(s) == 0) continue;
+    ++ticked;
+    for (const ctl::Step& st : s.trace)
+      if (st.tick) BOOST_TEST(std::string(st.what) == "look");
+    reset();
+    ctl::Options again;
+    again.strategy = ctl::Strategy::kFirst;
+    again.replay = s.choices;
+    const ctl::Schedule r = ctl::run(2, again, body);
+    BOOST_TEST(r.digest == s.digest, "seed " << seed);
+    BOOST_TEST((r.choices == s.choices));
+    BOOST_TEST(seen->ticked[0].load() == got[0]);
+    BOOST_TEST(seen->ticked[1].load() == got[1]);
+  }
+  BOOST_TEST(ticked > 20);
+  for (const ctl::Strategy strategy : {ctl::Strategy::kRandom, ctl::Strategy::kFirst}) {
+    reset();
+    ctl::Options off;
+    off.seed = 3;
+    off.strategy = strategy;
+    off.ticks = strategy == ctl::Strategy::kFirst ? 2 : 0;
+    const ctl::Schedule none = ctl::run(2, off, body);
+    BOOST_TEST(coded(none) == 0);
+    BOOST_TEST(seen->ticked[0].load() + seen->ticked[1].load() == 0);
+  }
 }
 
 // Store buffering through the controlled atomics: each thread stores its

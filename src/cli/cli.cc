@@ -525,6 +525,11 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "spurious wake-ups a random or pct schedule may deliver, each a choice "
                       "(default 2)")
       ->check(CLI::Range(0, 1000));
+  explore->add_option("--ticks", cfg.explore.ticks,
+                      "kernel-compat layer plugins: scheduler ticks a random or pct schedule may "
+                      "deliver at need_resched() checks, each a choice (a spinner then stops "
+                      "spinning while the owner runs; default 2)")
+      ->check(CLI::Range(0, 1000));
   explore->add_flag("--signals", cfg.explore.signals,
                     "kernel-compat layer plugins: one acquisition in two is killable or "
                     "interruptible, and a spurious wake-up of its sleep is a fatal signal (its "

@@ -121,7 +121,7 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
     const ctl::Step& b = trace[j];
     return a.thread == b.thread && std::string_view(a.what) == b.what && a.word == b.word &&
            a.has_value == b.has_value && a.before == b.before && a.after == b.after &&
-           a.older == b.older && a.early == b.early;
+           a.older == b.older && a.early == b.early && a.tick == b.tick;
   };
   struct Group {
     std::size_t first, count, period;  // `count` times the `period` steps from `first`
@@ -164,24 +164,26 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
     else if (s.has_value)
       value = s.before == s.after ? fmt::format("{:#x}", s.before)
                                   : fmt::format("{:#x} -> {:#x}", s.before, s.after);
+    if (s.tick) value += std::string(value.empty() ? "" : "  ") + "(a tick: need_resched() is true)";
     if (!note.empty()) value += (value.empty() ? "" : "  ") + note;
     lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", at + 1,
                                 thread_name(shape, s.thread), s.what, word_name(e, shape, s.word),
                                 value));
   };
-  // The loads that read an older store and the stores placed before the
-  // latest one, before the window (the weak steps a memory-model failure
-  // turns on), the last kEarlierOlder of them, so that the trace shows them
-  // however long the run went on after.
+  // The loads that read an older store, the stores placed before the
+  // latest one (the weak steps a memory-model failure turns on) and the
+  // ticks (a spinner told to stop) before the window, the last
+  // kEarlierOlder of them, so that the trace shows them however long the
+  // run went on after.
   constexpr std::size_t kEarlierOlder = 8;
   const std::size_t shown_from = groups.empty() ? trace.size() : groups.back().first;
   std::vector<std::size_t> earlier;
   for (std::size_t i = 0; i < shown_from; ++i)
-    if (trace[i].older > 0 || trace[i].early) earlier.push_back(i);
+    if (trace[i].older > 0 || trace[i].early || trace[i].tick) earlier.push_back(i);
   if (!earlier.empty()) {
     const std::size_t skipped = earlier.size() > kEarlierOlder ? earlier.size() - kEarlierOlder : 0;
-    lines.push_back(fmt::format("{:>7}  (earlier: the weak steps, loads that read an older store "
-                                "and stores placed early{})",
+    lines.push_back(fmt::format("{:>7}  (earlier: the chosen events, loads that read an older "
+                                "store, stores placed early and ticks{})",
                                 "",
                                 skipped ? fmt::format(", the last {} of {}", kEarlierOlder,
                                                       earlier.size())
@@ -209,6 +211,7 @@ ctl::Options base_options(const RunConfig& cfg) {
   o.step_ns = cfg.explore.step_ns;
   o.spurious_wakes = cfg.explore.spurious_wakes;  // not taken by kFirst (exhaustive, replay)
   o.signals = cfg.explore.signals;
+  o.ticks = cfg.explore.ticks;  // (nor ticks)
   o.memory = cfg.explore.memory == ExploreMemory::kC11   ? ctl::Memory::kC11
              : cfg.explore.memory == ExploreMemory::kTso ? ctl::Memory::kTso
                                                          : ctl::Memory::kSc;
@@ -353,19 +356,30 @@ void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
 
 // exhaustive: depth-first over the decisions, each schedule replaying a
 // prefix and going on without preemption; alternatives that would exceed
-// the preemption bound are not taken. Iterative context bounding: bound
-// 0, then 1, ... up to C, so the first failure found has the fewest
-// preemptions.
+// the preemption bound are not taken. Under a memory model a decision's
+// alternatives are also the weak choices its step was offered (each older
+// value its load could read, its store placed early), at most `weak` of
+// them along a schedule. Iterative context bounding: bound 0, then 1, ...
+// (preemptions and weak choices each up to their own limit), so the first
+// failure found has the fewest.
 void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
              Search& search) {
   struct Frame {
     std::uint64_t eligible;
-    std::uint64_t tried;
+    std::uint64_t tried;  // threads taken here
     bool preemptible;
     int prev;
     int preempts_before;
+    int thread;     // the thread taken here now
+    int weak;       // the weak choices its step was offered (known once it ran)
+    int rank;       // the one taken (0: none)
+    int weak_before;  // weak choices taken before this decision
   };
-  for (int bound = 0; bound <= cfg.explore.preemptions; ++bound) {
+  const int weak_limit = cfg.explore.memory != ExploreMemory::kSc ? cfg.explore.stale_reads : 0;
+  const int last = std::max(cfg.explore.preemptions, weak_limit);
+  for (int bound = 0; bound <= last; ++bound) {
+    const int preempt_bound = std::min(bound, cfg.explore.preemptions);
+    const int weak_bound = std::min(bound, weak_limit);
     std::vector<Frame> stack;
     std::vector<int> prefix;
     search.at_bound = 0;
@@ -378,30 +392,46 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
       ++search.at_bound;
       const ctl::Schedule& s = e.schedule;
       // New decisions (past the replayed prefix) become frames, each with
-      // the preemptions its prefix took.
+      // the preemptions and weak choices its prefix took; the decision
+      // the prefix changed learns what its new step was offered.
       const std::size_t len = std::min(s.choices.size(), s.decisions.size());
-      int preempts = 0;
+      if (!prefix.empty() && prefix.size() <= stack.size() && prefix.size() <= len)
+        stack[prefix.size() - 1].weak = s.decisions[prefix.size() - 1].weak;
+      int preempts = 0, weak = 0;
       for (std::size_t j = 0; j < len; ++j) {  // (kFirst delivers no signal: plain threads)
         const int chose = ctl::chosen_thread(s.choices[j]);
         const int prev = j > 0 ? ctl::chosen_thread(s.choices[j - 1]) : -1;
+        const int rank = ctl::read_chosen(s.choices[j]);
         if (j >= stack.size())
           stack.push_back(Frame{s.decisions[j].eligible, std::uint64_t(1) << chose,
-                                s.decisions[j].preemptible, prev, preempts});
+                                s.decisions[j].preemptible, prev, preempts, chose,
+                                s.decisions[j].weak, rank, weak});
         preempts += s.decisions[j].preemptible && chose != prev;
+        weak += rank > 0;
       }
       if (note_failure(search, std::move(e))) return;
-      // Back to the deepest decision with an alternative within the bound.
+      // Back to the deepest decision with an alternative within the
+      // bounds: the next weak choice of its step, then another thread.
       std::vector<int> choices = s.choices;
       bool next = false;
       while (!stack.empty() && !next) {
         Frame& f = stack.back();
         const std::size_t j = stack.size() - 1;
+        if (f.rank < f.weak && f.weak_before < weak_bound) {
+          ++f.rank;
+          prefix.assign(choices.begin(), choices.begin() + std::ptrdiff_t(j));
+          prefix.push_back(f.thread + f.rank * ctl::kReadChoice);
+          next = true;
+          break;
+        }
         for (int t = 0; t < 64 && !next; ++t) {
           const std::uint64_t bit = std::uint64_t(1) << t;
           if (!(f.eligible & bit) || (f.tried & bit)) continue;
           f.tried |= bit;
           const int cost = f.preemptible && t != f.prev ? 1 : 0;
-          if (f.preempts_before + cost > bound) continue;
+          if (f.preempts_before + cost > preempt_bound) continue;
+          f.thread = t;
+          f.weak = f.rank = 0;  // (what its step is offered: once it has run)
           prefix.assign(choices.begin(), choices.begin() + std::ptrdiff_t(j));
           prefix.push_back(t);
           next = true;
@@ -643,10 +673,23 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     if (!search.found) {
       if (search.complete)
         out.print(fmt::format("{}: PASS, complete: {} schedules, every schedule with at most {} "
-                              "preemption{} ({} run over bounds 0 to {}; {}, {:.1f} s)",
+                              "preemption{}{} ({} run over bounds 0 to {}; {}, {:.1f} s)",
                               meta->name, search.at_bound, cfg.explore.preemptions,
-                              cfg.explore.preemptions == 1 ? "" : "s", search.schedules,
-                              cfg.explore.preemptions, speed, seconds));
+                              cfg.explore.preemptions == 1 ? "" : "s",
+                              cfg.explore.memory != ExploreMemory::kSc
+                                  ? fmt::format(" and at most {} weak choice{} ({})",
+                                                cfg.explore.stale_reads,
+                                                cfg.explore.stale_reads == 1 ? "" : "s",
+                                                cfg.explore.memory == ExploreMemory::kC11
+                                                    ? "older values read, stores placed early"
+                                                    : "older values read")
+                                  : "",
+                              search.schedules,
+                              std::max(cfg.explore.preemptions,
+                                       cfg.explore.memory != ExploreMemory::kSc
+                                           ? cfg.explore.stale_reads
+                                           : 0),
+                              speed, seconds));
       else
         out.print(fmt::format("{}: PASS, {} schedules, no failure{} ({}, {:.1f} s)", meta->name,
                               search.schedules,
@@ -728,9 +771,19 @@ std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const Ex
 }
 
 std::string explore_command(const RunConfig& cfg, const LockMeta& meta) {
-  return fmt::format("{} --strategy {} --schedules {} --seed {:#x}",
-                     replay_flags(meta, shape_of(cfg, meta), cfg.explore),
-                     strategy_text(cfg.explore), cfg.explore.schedules, cfg.seed);
+  // The choices' budgets where not the defaults (a replay line's codes
+  // carry the choices themselves; the search needs the budgets).
+  const RunConfig::Explore& x = cfg.explore;
+  const RunConfig::Explore defaults;
+  std::string budgets;
+  if (x.stale_reads != defaults.stale_reads && x.memory != ExploreMemory::kSc)
+    budgets += fmt::format(" --stale-reads {}", x.stale_reads);
+  if (x.ticks != defaults.ticks) budgets += fmt::format(" --ticks {}", x.ticks);
+  if (x.spurious_wakes != defaults.spurious_wakes)
+    budgets += fmt::format(" --spurious-wakes {}", x.spurious_wakes);
+  return fmt::format("{} --strategy {} --schedules {}{} --seed {:#x}",
+                     replay_flags(meta, shape_of(cfg, meta), x), strategy_text(x), x.schedules,
+                     budgets, cfg.seed);
 }
 
 }  // namespace rwstress

@@ -126,6 +126,7 @@ struct RunConfig {
     int replays = 10;                // --replays N: reruns that check a failure replays
     bool shrink = true;              // --no-shrink turns it off
     int spurious_wakes = 2;          // --spurious-wakes: per schedule (random, pct)
+    int ticks = 2;                   // --ticks: need_resched() ticks per schedule (random, pct)
     bool signals = false;            // --signals: a spurious wake of a killable sleep kills
     ExploreMemory memory = ExploreMemory::kSc;  // --memory sc|c11|tso
     int stale_reads = 4;             // --stale-reads: weak choices a schedule may make (older values, early stores)

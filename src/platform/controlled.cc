@@ -53,6 +53,7 @@ struct Run {
     checking.assign(std::size_t(n), false);
     signal_now.assign(std::size_t(n), false);
     signal_left = o.signals ? o.signal_checks : 0;
+    tick_left = o.ticks;
     if (o.memory != Memory::kSc)
       memory = std::make_unique<MemoryModel>(
           n, o.memory == Memory::kTso ? MemoryModel::Kind::kTso : MemoryModel::Kind::kC11);
@@ -105,6 +106,10 @@ struct Run {
   std::vector<bool> signal_now;  // a signal arrives as it goes on from there
   int signal_left = 0;
   bool signalled = false;        // the last choose() delivered one: recorded with the thread
+  std::size_t signal_at = SIZE_MAX;  // the step (choice index) of the last signal check
+  int tick_left = 0;                 // ticks a sampled schedule may still deliver (tick())
+  std::size_t tick_at = SIZE_MAX;    // the step whose tick was decided last
+  std::size_t step_trace = SIZE_MAX;  // the trace index of the running thread's step
   std::vector<const char*> at;  // where each thread last stopped
   std::vector<int> priority;    // PCT
   std::vector<std::uint64_t> change_at;  // PCT: steps whose runner drops; kBounded: may switch
@@ -205,14 +210,15 @@ struct Run {
       if (step >= options.replay.size()) return me_in_pool ? me : pool.front();
       const int want = chosen_thread(options.replay[step]);
       const bool signal = signal_chosen(options.replay[step]);
-      if (!signal && want >= 0 && want < n && state[std::size_t(want)] == State::kBlocked)
+      if (want >= 0 && want < n && state[std::size_t(want)] == State::kBlocked)
         return wake_spuriously(want);  // the recording woke it for no reason here
-      if (std::find(ready.begin(), ready.end(), want) == ready.end() ||
-          (signal && !checking[std::size_t(want)])) {
+      if (std::find(ready.begin(), ready.end(), want) == ready.end()) {
         schedule.outcome = Outcome::kReplayDiverged;
         return -1;
       }
-      if (signal) signal_now[std::size_t(want)] = signalled = true;
+      // At a signal check the bit is a signal; elsewhere it is a tick at
+      // the step's need_resched() check, which tick() reads.
+      if (signal && checking[std::size_t(want)]) signal_now[std::size_t(want)] = signalled = true;
       return want;
     }
     if (spurious_left > 0 && rng() % 16 == 0) {
@@ -332,7 +338,7 @@ struct Run {
       what = "woken spuriously";
     }
     if (signal_now[std::size_t(me)]) what = "a signal arrives";
-    const std::size_t index = schedule.trace.size();
+    const std::size_t index = step_trace = schedule.trace.size();
     schedule.trace.push_back({me, what, word});
     schedule.digest = (schedule.digest ^ std::hash<std::string_view>{}(what)) * 0x100000001b3ULL +
                       std::uint64_t(me) + 1;
@@ -464,9 +470,32 @@ bool signal_check(const char* what) {
   r->checking[u] = true;
   r->step(lock, tl_index, what);
   r->checking[u] = false;
+  r->signal_at = r->schedule.choices.size() - 1;
   const bool arrived = r->signal_now[u];
   r->signal_now[u] = false;
   return arrived;
+}
+
+bool tick() {
+  Run* r = tl_run;
+  if (!r) return false;
+  // Only the thread holding the baton runs: no lock (as for weak choices).
+  std::vector<int>& choices = r->schedule.choices;
+  if (choices.empty()) return false;
+  const std::size_t at = choices.size() - 1;  // the caller's step
+  if (r->tick_at == at || r->signal_at == at) return false;
+  r->tick_at = at;
+  const Options& o = r->options;
+  if (!o.replay.empty() || o.strategy == Strategy::kFirst) {
+    if (at >= o.replay.size() || !signal_chosen(o.replay[at])) return false;
+  } else if (r->tick_left <= 0 || r->rng() % 32 != 0) {
+    return false;
+  } else {
+    --r->tick_left;
+  }
+  choices[at] += kSignalChoice;
+  if (r->step_trace < r->schedule.trace.size()) r->schedule.trace[r->step_trace].tick = true;
+  return true;
 }
 
 void spin(const char* what) {
@@ -522,13 +551,15 @@ const std::uint64_t* found_at(Run* r, const void* word) {
 // whose choice is choices[at]: a replay or an exhaustive search takes the
 // rank the step's code gives (0: none); random, pct and bounded schedules
 // take one within the --stale-reads budget, one time in four where one is
-// offered (kSampled: the caller draws which).
+// offered (kSampled: the caller draws which). `offered`: how many there
+// are, recorded on the step's decision for the exhaustive search.
 constexpr int kSampled = -1;
-int weak_choice(Run* r, std::size_t at) {
+int weak_choice(Run* r, std::size_t at, int offered) {
   // One weak choice a step: the first access offered one decides it (a
   // step's plain loads come after its own access).
   if (r->weak_at == at) return 0;
   r->weak_at = at;
+  if (at < r->schedule.decisions.size()) r->schedule.decisions[at].weak = offered;
   const Options& o = r->options;
   if (!o.replay.empty() || o.strategy == Strategy::kFirst)
     return at < o.replay.size() ? read_chosen(o.replay[at]) : 0;
@@ -546,7 +577,7 @@ bool store_early(Run* r, const void* word, std::size_t size, int order,
   std::vector<int>& choices = r->schedule.choices;
   if (choices.empty() || !r->memory->place_early(t, word, size, order, found)) return false;
   const std::size_t at = choices.size() - 1;
-  const int rank = weak_choice(r, at);
+  const int rank = weak_choice(r, at, 1);
   if (rank != kSampled && rank != 1) return false;
   choices[at] += kReadChoice;
   if (Step* s = step_at(r, word)) s->early = true, s->early_of = r->memory->missed(t, word);
@@ -593,7 +624,7 @@ void model_load(const void* word, std::size_t size, int order, void* value) {
   std::vector<int>& choices = r->schedule.choices;
   const std::size_t at = choices.empty() ? 0 : choices.size() - 1;
   if (offered > 0 && !choices.empty()) {
-    const int rank = weak_choice(r, at);
+    const int rank = weak_choice(r, at, offered);
     pick = rank == kSampled ? 1 + int(r->rng() % std::uint64_t(offered)) : std::min(rank, offered);
   }
   r->memory->load(t, word, size, order, pick);
@@ -651,7 +682,7 @@ void model_plain_load(const void* word, std::size_t size) {
   int pick = 0;
   if (offered > 0 && !choices.empty()) {
     const std::size_t at = choices.size() - 1;
-    const int rank = weak_choice(r, at);
+    const int rank = weak_choice(r, at, offered);
     pick = rank == kSampled ? 1 + int(r->rng() % std::uint64_t(offered)) : std::min(rank, offered);
     if (pick > 0) {
       choices[at] += pick * kReadChoice;

@@ -66,6 +66,13 @@ struct Options {
   // schedule, one time in four at a check.
   bool signals = false;
   int signal_checks = 2;
+  // Ticks: at a need_resched() check of the kernel-compat layer (a spinner
+  // asking whether to stop: rwsem.c's and mutex.c's optimistic spinning,
+  // osq_lock.c's queue), random, pct and bounded schedules may choose that
+  // the scheduler tick set TIF_NEED_RESCHED just before it: up to ticks a
+  // schedule, one time in 32 at a check (tick()). The spinner then gives
+  // up while the owner still runs, as it does when a kernel's tick comes.
+  int ticks = 2;
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
   // Every runnable thread spinning, this many steps in a row with no write
   // by anyone (a spinner's own loads do not count): a livelock, said early.
@@ -75,7 +82,7 @@ struct Options {
   // steps, and a timed wait whose deadline passes is woken as timed out.
   std::uint64_t step_ns = 1000;
   // The choice at each step: the thread, plus kSignalChoice where a signal
-  // arrived at its check, plus kReadChoice times the older value its load
+  // arrived at its check or a tick at its need_resched() check, plus kReadChoice times the older value its load
   // read (or once, a store placed early); empty: the strategy's.
   std::vector<int> replay;
   // --memory c11 or tso: the run keeps a memory model
@@ -85,12 +92,15 @@ struct Options {
   // Under a model, random, pct and bounded schedules may let a load read
   // an older value the model allows, or (c11) place a store before the
   // latest one its thread has not seen: up to stale_reads such choices a
-  // schedule, one time in four where one is offered (exhaustive search
-  // reads the latest and places nothing early).
+  // schedule, one time in four where one is offered. The exhaustive
+  // search takes each one offered in turn (Decision::weak), at most
+  // stale_reads along a schedule (explore.cc).
   int stale_reads = 4;
 };
 
-// A choice that also delivered a signal at the chosen thread's check.
+// A choice that also delivered a signal at the chosen thread's check (at a
+// signal check), or a tick at its step's first need_resched() check (a
+// step is never both).
 inline constexpr int kSignalChoice = 64;
 // A choice whose step's load read the k-th older value: + k * kReadChoice.
 inline constexpr int kReadChoice = 128;
@@ -119,6 +129,7 @@ struct Step {
   int older = 0;  // a load that read the k-th older value the memory model allowed (after: it)
   bool early = false;  // a store placed before the latest one (memory kept `before`)
   int early_of = -1;   // that latest store's thread (which may have made it with a plain C store)
+  bool tick = false;   // a tick came at the step's need_resched() check (tick())
 };
 
 // At one decision: the threads the strategy could pick (bit per thread),
@@ -128,6 +139,10 @@ struct Decision {
   std::uint64_t eligible;
   bool preemptible;
   int from = -1;  // the thread at the point (-1: none, at the start or after one finished)
+  // Under a memory model: the weak choices the step's access was offered
+  // (older values its load could read, or 1: its store could be placed
+  // early); 0: none. The exhaustive search takes each in turn.
+  int weak = 0;
 };
 
 // An object a thread of the run owns, named for traces (a word in it is
@@ -218,6 +233,11 @@ void point(const char* what);
 // does as it picks the thread to go on (the choice is recorded with the
 // thread, kSignalChoice, and replayed); 1 when it did.
 bool signal_check(const char* what);
+// A need_resched() check of the kernel-compat layer: whether the scheduler
+// chose that a tick arrived just before it (Options::ticks; replayed from
+// the step's choice, kSignalChoice). Decided once a step, by its first
+// check; never at a signal check's step. Not a scheduling point.
+bool tick();
 // One busy-wait turn: the spinner runs again only when nobody else can.
 void spin(const char* what);
 // An atomic access about to happen on `word`: the step is recorded; the

@@ -159,8 +159,8 @@ std::int64_t now_ns() {
 constexpr std::uint64_t kControlledReschedAfter = 64;
 
 int resched_check() {
-  if (controlled::active())
-    return controlled::all_spinning_for() >= kControlledReschedAfter ? 1 : 0;
+  if (controlled::active())  // (a tick is a choice of the schedule as well)
+    return controlled::all_spinning_for() >= kControlledReschedAfter || controlled::tick() ? 1 : 0;
   if (InjectHooks::resched_now()) return 1;
   const std::int64_t now = now_ns();
   if (tl_slice_start == 0) tl_slice_start = now;

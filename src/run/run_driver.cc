@@ -509,8 +509,13 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   // A stall still unconfirmed because threads wait for a CPU gets longer:
   // on a machine that busy a deadlock is told from a slow scheduler only
   // once every thread has had its turn; past this it is a HANG all the same
-  // (with the threads that never ran named), never a PASS.
-  const Clock::time_point check_cap = stopped + 10 * sc.watchdog + std::chrono::seconds(1);
+  // (with the threads that never ran named), never a PASS. Not sooner than
+  // 10 s (the join's bound): beside two nice -15 busy loops on 2 CPUs a
+  // thread of 16 sat runnable 2 s without a turn, a false HANG of
+  // pthread-spinlock (test_plugins, 4 December) at ten watchdogs and a second.
+  const Clock::time_point check_cap =
+      stopped + std::max<std::chrono::nanoseconds>(10 * sc.watchdog + std::chrono::seconds(1),
+                                                   std::chrono::seconds(10));
   std::uint64_t join_total = last_total;
   // Workers usually finish within microseconds of the stop: look again soon,
   // then less often (a whole tick's nap here was a tenth of a second added
