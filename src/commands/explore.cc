@@ -358,8 +358,8 @@ void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
 // prefix and going on without preemption; alternatives that would exceed
 // the preemption bound are not taken. Under a memory model a decision's
 // alternatives are also the weak choices its step was offered (each older
-// value its load could read, its store placed early), at most `weak` of
-// them along a schedule. Iterative context bounding: bound 0, then 1, ...
+// value its load could read, its store placed early), at most
+// --stale-reads of them along a schedule. Iterative context bounding: bound 0, then 1, ...
 // (preemptions and weak choices each up to their own limit), so the first
 // failure found has the fewest.
 void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,

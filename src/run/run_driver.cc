@@ -421,18 +421,29 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
   // nothing moved. Any progress ends the check. Without schedstat,
   // the watchdog alone decides, as before.
   constexpr std::chrono::nanoseconds kHangTurn = std::chrono::milliseconds(1);
+  // Two rounds: a hand-over can take a wake-up chain (the releaser's wake,
+  // then the woken thread's own turn), so once every thread has had its
+  // turn the marks are taken again and each must have another, nothing
+  // moving (absl-mutex, 16 threads beside two nice -15 busy loops, was a
+  // false HANG after one round: CI run of 4 December).
+  constexpr int kHangRounds = 2;
   struct HangCheck {
     bool active = false;
+    int rounds = 0;  // rounds in which every thread had its turn and nothing moved
     std::vector<std::optional<SchedTimes>> at;
     std::vector<int> waiting;  // threads still owed a turn on a CPU, at the last look
   } check;
+  const auto take_marks = [&] {
+    check.at.assign(size_t(n), std::nullopt);
+    for (int i = 0; i < n; ++i)
+      if (const pid_t tid = s.slots[i].tid.load(std::memory_order_relaxed); tid != 0)
+        check.at[size_t(i)] = read_thread_sched_times(int(tid));
+  };
   const auto hang_confirmed = [&] {
     if (!check.active) {  // the first look only takes the marks
       check.active = true;
-      check.at.assign(size_t(n), std::nullopt);
-      for (int i = 0; i < n; ++i)
-        if (const pid_t tid = s.slots[i].tid.load(std::memory_order_relaxed); tid != 0)
-          check.at[size_t(i)] = read_thread_sched_times(int(tid));
+      check.rounds = 0;
+      take_marks();
       return std::none_of(check.at.begin(), check.at.end(), [](const auto& t) { return t.has_value(); });
     }
     // Owed a turn: runnable now ('R': schedstat adds a run-queue wait only
@@ -447,7 +458,12 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
       if (ran < std::uint64_t(kHangTurn.count()) && read_thread_state(int(tid)) == 'R')
         check.waiting.push_back(i);
     }
-    return check.waiting.empty();
+    if (!check.waiting.empty()) return false;
+    if (++check.rounds < kHangRounds) {
+      take_marks();
+      return false;
+    }
+    return true;
   };
   // "threads 0, 4 and 3 more": those still owed a CPU at the last look.
   const auto waiting_text = [&] {
