@@ -224,6 +224,7 @@ struct Search {
   std::uint64_t steps = 0;
   bool complete = false;  // exhaustive: every schedule within the bound ran
   std::uint64_t at_bound = 0;  // exhaustive: schedules of the last bound's search
+  int last_bound = 0;          // exhaustive: the last bound (preemptions and weak choices)
   bool found = false;
   std::uint64_t found_at = 0;  // 1-based schedule number
   ExploredSchedule failure;
@@ -376,8 +377,8 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
     int weak_before;  // weak choices taken before this decision
   };
   const int weak_limit = cfg.explore.memory != ExploreMemory::kSc ? cfg.explore.stale_reads : 0;
-  const int last = std::max(cfg.explore.preemptions, weak_limit);
-  for (int bound = 0; bound <= last; ++bound) {
+  search.last_bound = std::max(cfg.explore.preemptions, weak_limit);
+  for (int bound = 0; bound <= search.last_bound; ++bound) {
     const int preempt_bound = std::min(bound, cfg.explore.preemptions);
     const int weak_bound = std::min(bound, weak_limit);
     std::vector<Frame> stack;
@@ -684,12 +685,7 @@ int run_explore(const RunConfig& cfg, const Output& out) {
                                                     ? "older values read, stores placed early"
                                                     : "older values read")
                                   : "",
-                              search.schedules,
-                              std::max(cfg.explore.preemptions,
-                                       cfg.explore.memory != ExploreMemory::kSc
-                                           ? cfg.explore.stale_reads
-                                           : 0),
-                              speed, seconds));
+                              search.schedules, search.last_bound, speed, seconds));
       else
         out.print(fmt::format("{}: PASS, {} schedules, no failure{} ({}, {:.1f} s)", meta->name,
                               search.schedules,
