@@ -85,6 +85,7 @@ BOOST_AUTO_TEST_CASE(the_menu_parses_and_every_trial_is_a_valid_command_line) {
   std::set<std::string> knobs;
   std::size_t most_injectors = 0;
   int controlled = 0;
+  std::map<std::string, int> turns;  // controlled trials per lock
   for (std::uint64_t k = 0; k < 400; ++k) {
     const FuzzTrial t = fuzz_trial(campaign.config, 4, k, {2, 3});
     BOOST_REQUIRE(t.argv.size() > 1u);
@@ -96,6 +97,7 @@ BOOST_AUTO_TEST_CASE(the_menu_parses_and_every_trial_is_a_valid_command_line) {
     const bool explorable = entry->explore != nullptr;
     if (trial.action == CliAction::kExplore) {
       ++controlled;
+      ++turns[t.lock];
       BOOST_TEST(explorable, shell_command(t.argv));
       BOOST_TEST((t.argv[1] == "explore"), shell_command(t.argv));
       continue;
@@ -111,6 +113,16 @@ BOOST_AUTO_TEST_CASE(the_menu_parses_and_every_trial_is_a_valid_command_line) {
   }
   BOOST_TEST(most_injectors == 4u);  // zero to four in all, spurious wake-ups among them
   BOOST_TEST(controlled == 100);
+  // They go round the explorable locks: each lock has its turn once a
+  // round, so no two locks' counts differ by more than one.
+  std::size_t explorable_locks = 0;
+  for (const LockMeta* m : campaign.config.locks) explorable_locks += find_lock(m->name)->explore != nullptr;
+  BOOST_TEST(turns.size() == explorable_locks);
+  const auto [fewest, most] = std::minmax_element(turns.begin(), turns.end(), [](const auto& a, const auto& b) {
+    return a.second < b.second;
+  });
+  BOOST_TEST(most->second - fewest->second <= 1, most->first << " " << most->second << ", " << fewest->first
+                                                               << " " << fewest->second);
   // --explore-share 0: none; and controlled trials are additions: the
   // timed ones are the share-0 campaign's, in its order.
   CliOutcome timed = parse_cli({"fuzz", "--seed", "0x5eed", "--trials", "1", "--explore-share", "0"});

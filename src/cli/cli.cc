@@ -522,13 +522,13 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "times a failing schedule is replayed to check it reproduces (default 10)")
       ->check(CLI::Range(0, 100000));
   explore->add_option("--spurious-wakes", cfg.explore.spurious_wakes,
-                      "spurious wake-ups a random or pct schedule may deliver, each a choice "
-                      "(default 2)")
+                      "spurious wake-ups a schedule may deliver, each a choice (default 2; "
+                      "exhaustive: 0, and every one offered is searched)")
       ->check(CLI::Range(0, 1000));
   explore->add_option("--ticks", cfg.explore.ticks,
-                      "kernel-compat layer plugins: scheduler ticks a random or pct schedule may "
-                      "deliver at need_resched() checks, each a choice (a spinner then stops "
-                      "spinning while the owner runs; default 2)")
+                      "kernel-compat layer plugins: scheduler ticks a schedule may deliver at "
+                      "need_resched() checks, each a choice (a spinner then stops spinning while "
+                      "the owner runs; default 2; exhaustive: 0, and every one offered is searched)")
       ->check(CLI::Range(0, 1000));
   explore->add_flag("--signals", cfg.explore.signals,
                     "kernel-compat layer plugins: one acquisition in two is killable or "

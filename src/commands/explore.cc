@@ -209,9 +209,11 @@ ctl::Options base_options(const RunConfig& cfg) {
   ctl::Options o;
   o.max_steps = cfg.explore.max_steps;
   o.step_ns = cfg.explore.step_ns;
-  o.spurious_wakes = cfg.explore.spurious_wakes;  // not taken by kFirst (exhaustive, replay)
+  // Budgets: kFirst (the exhaustive search's extension, a replay) takes
+  // no event of its own; the search branches on them within these.
+  o.spurious_wakes = cfg.explore.spurious_budget();
   o.signals = cfg.explore.signals;
-  o.ticks = cfg.explore.ticks;  // (nor ticks)
+  o.ticks = cfg.explore.tick_budget();
   o.memory = cfg.explore.memory == ExploreMemory::kC11   ? ctl::Memory::kC11
              : cfg.explore.memory == ExploreMemory::kTso ? ctl::Memory::kTso
                                                          : ctl::Memory::kSc;
@@ -355,87 +357,161 @@ void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
   }
 }
 
+// What an exhaustive search's schedules had at most: "2 preemptions, 1
+// weak choice (older values read, stores placed early) and 2 ticks".
+std::string exhaustive_bounds(const RunConfig& cfg) {
+  const RunConfig::Explore& x = cfg.explore;
+  std::vector<std::string> parts;
+  const auto count = [&](int n, const char* one, const char* many, const char* what = "") {
+    parts.push_back(fmt::format("{} {}{}", n, n == 1 ? one : many, what));
+  };
+  count(x.preemptions, "preemption", "preemptions");
+  if (x.memory != ExploreMemory::kSc)
+    count(x.stale_reads, "weak choice", "weak choices",
+          x.memory == ExploreMemory::kC11 ? " (older values read, stores placed early)"
+                                          : " (older values read)");
+  if (x.tick_budget() > 0) count(x.tick_budget(), "tick", "ticks", " at need_resched() checks");
+  if (x.signals) count(ctl::Options{}.signal_checks, "signal", "signals");
+  if (x.spurious_budget() > 0) count(x.spurious_budget(), "spurious wake-up", "spurious wake-ups");
+  std::string text = parts.front();
+  for (std::size_t i = 1; i < parts.size(); ++i)
+    text += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return text;
+}
+
 // exhaustive: depth-first over the decisions, each schedule replaying a
 // prefix and going on without preemption; alternatives that would exceed
-// the preemption bound are not taken. Under a memory model a decision's
-// alternatives are also the weak choices its step was offered (each older
-// value its load could read, its store placed early), at most
-// --stale-reads of them along a schedule. Iterative context bounding: bound 0, then 1, ...
-// (preemptions and weak choices each up to their own limit), so the first
-// failure found has the fewest.
+// a bound are not taken. A decision's alternatives: the weak choices its
+// step was offered under a memory model (each older value its load could
+// read, its store placed early) and a tick at its need_resched() check,
+// then every other eligible thread, one at a signal check with a signal
+// too (--signals), and every blocked thread woken spuriously. Along a
+// schedule at most --preemptions preemptions, --stale-reads weak choices,
+// --ticks ticks, two signals and --spurious-wakes wake-ups. Iterative
+// context bounding: bound 0, then 1, ... (each kind up to its own limit),
+// so the first failure found has the fewest.
 void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
              Search& search) {
-  struct Frame {
-    std::uint64_t eligible;
-    std::uint64_t tried;  // threads taken here
-    bool preemptible;
-    int prev;
-    int preempts_before;
-    int thread;     // the thread taken here now
-    int weak;       // the weak choices its step was offered (known once it ran)
-    int rank;       // the one taken (0: none)
-    int weak_before;  // weak choices taken before this decision
+  enum Kind { kPlain, kSignal, kSpurious };
+  struct Counts {
+    int preempts = 0, weak = 0, ticks = 0, signals = 0, wakes = 0;
   };
-  const int weak_limit = cfg.explore.memory != ExploreMemory::kSc ? cfg.explore.stale_reads : 0;
-  search.last_bound = std::max(cfg.explore.preemptions, weak_limit);
+  struct Frame {
+    ctl::Decision d;
+    std::uint64_t tried[3];  // threads taken here, by kind
+    int prev;
+    Counts before;  // taken before this decision
+    // The alternative taken now.
+    int thread;
+    Kind kind;
+    int weak;      // the weak choices its step was offered (known once it ran)
+    int rank;      // the one taken (0: none)
+    bool tick;     // its step met a need_resched() check (known once it ran)
+    bool ticked;   // and a tick came there
+    int code() const {
+      return thread + (kind == kSignal || ticked ? ctl::kSignalChoice : 0) + rank * ctl::kReadChoice;
+    }
+  };
+  const ctl::Options options = base_options(cfg);
+  Counts limit;
+  limit.preempts = cfg.explore.preemptions;
+  limit.weak = cfg.explore.memory != ExploreMemory::kSc ? cfg.explore.stale_reads : 0;
+  limit.ticks = options.ticks;
+  limit.signals = options.signals ? options.signal_checks : 0;
+  limit.wakes = options.spurious_wakes;
+  search.last_bound = std::max({limit.preempts, limit.weak, limit.ticks, limit.signals, limit.wakes});
   for (int bound = 0; bound <= search.last_bound; ++bound) {
-    const int preempt_bound = std::min(bound, cfg.explore.preemptions);
-    const int weak_bound = std::min(bound, weak_limit);
+    Counts most;
+    most.preempts = std::min(bound, limit.preempts);
+    most.weak = std::min(bound, limit.weak);
+    most.ticks = std::min(bound, limit.ticks);
+    most.signals = std::min(bound, limit.signals);
+    most.wakes = std::min(bound, limit.wakes);
     std::vector<Frame> stack;
     std::vector<int> prefix;
     search.at_bound = 0;
     for (;;) {
       if (search.schedules >= cfg.explore.schedules) return;
-      ctl::Options o = base_options(cfg);
+      ctl::Options o = options;
       o.strategy = ctl::Strategy::kFirst;
       o.replay = prefix;
       ExploredSchedule e = run_schedule(entry, shape, o, search);
       ++search.at_bound;
       const ctl::Schedule& s = e.schedule;
       // New decisions (past the replayed prefix) become frames, each with
-      // the preemptions and weak choices its prefix took; the decision
-      // the prefix changed learns what its new step was offered.
+      // what its prefix took; the decision the prefix changed learns what
+      // its new step was offered.
       const std::size_t len = std::min(s.choices.size(), s.decisions.size());
-      if (!prefix.empty() && prefix.size() <= stack.size() && prefix.size() <= len)
-        stack[prefix.size() - 1].weak = s.decisions[prefix.size() - 1].weak;
-      int preempts = 0, weak = 0;
-      for (std::size_t j = 0; j < len; ++j) {  // (kFirst delivers no signal: plain threads)
-        const int chose = ctl::chosen_thread(s.choices[j]);
+      if (!prefix.empty() && prefix.size() <= stack.size() && prefix.size() <= len) {
+        Frame& f = stack[prefix.size() - 1];
+        f.weak = s.decisions[prefix.size() - 1].weak;
+        f.tick = s.decisions[prefix.size() - 1].tick;
+      }
+      Counts took;
+      for (std::size_t j = 0; j < len; ++j) {
+        const ctl::Decision& d = s.decisions[j];
+        const int c = s.choices[j];
+        const int chose = ctl::chosen_thread(c);
+        const std::uint64_t bit = std::uint64_t(1) << chose;
         const int prev = j > 0 ? ctl::chosen_thread(s.choices[j - 1]) : -1;
-        const int rank = ctl::read_chosen(s.choices[j]);
-        if (j >= stack.size())
-          stack.push_back(Frame{s.decisions[j].eligible, std::uint64_t(1) << chose,
-                                s.decisions[j].preemptible, prev, preempts, chose,
-                                s.decisions[j].weak, rank, weak});
-        preempts += s.decisions[j].preemptible && chose != prev;
-        weak += rank > 0;
+        const bool spurious = (d.sleeping & bit) != 0;
+        const bool signal = ctl::signal_chosen(c) && (d.checking & bit) != 0;
+        const bool ticked = ctl::signal_chosen(c) && !signal;
+        if (j >= stack.size()) {  // (kFirst's own choice: a thread going on, no event)
+          Frame f{d, {bit, 0, 0}, prev, took, chose, kPlain, d.weak, ctl::read_chosen(c), d.tick,
+                  ticked};
+          stack.push_back(f);
+        }
+        took.preempts += d.preemptible && chose != prev;
+        took.weak += ctl::read_chosen(c) > 0;
+        took.ticks += ticked;
+        took.signals += signal;
+        took.wakes += spurious;
       }
       if (note_failure(search, std::move(e))) return;
       // Back to the deepest decision with an alternative within the
-      // bounds: the next weak choice of its step, then another thread.
+      // bounds: a tick at its step, its next weak choice, then another
+      // thread (with a signal, or woken spuriously).
       std::vector<int> choices = s.choices;
       bool next = false;
       while (!stack.empty() && !next) {
         Frame& f = stack.back();
         const std::size_t j = stack.size() - 1;
-        if (f.rank < f.weak && f.weak_before < weak_bound) {
-          ++f.rank;
+        const auto take = [&] {
           prefix.assign(choices.begin(), choices.begin() + std::ptrdiff_t(j));
-          prefix.push_back(f.thread + f.rank * ctl::kReadChoice);
+          prefix.push_back(f.code());
           next = true;
+        };
+        if (f.tick && !f.ticked && f.before.ticks < most.ticks) {
+          f.ticked = true;
+          take();
           break;
         }
-        for (int t = 0; t < 64 && !next; ++t) {
-          const std::uint64_t bit = std::uint64_t(1) << t;
-          if (!(f.eligible & bit) || (f.tried & bit)) continue;
-          f.tried |= bit;
-          const int cost = f.preemptible && t != f.prev ? 1 : 0;
-          if (f.preempts_before + cost > preempt_bound) continue;
-          f.thread = t;
-          f.weak = f.rank = 0;  // (what its step is offered: once it has run)
-          prefix.assign(choices.begin(), choices.begin() + std::ptrdiff_t(j));
-          prefix.push_back(t);
-          next = true;
+        if (f.rank < f.weak && f.before.weak < most.weak) {
+          ++f.rank;
+          f.tick = f.ticked = false;  // (whether a check comes: once it has run)
+          take();
+          break;
+        }
+        for (int k = kPlain; k <= kSpurious && !next; ++k) {
+          const std::uint64_t offered = k == kPlain    ? f.d.eligible
+                                        : k == kSignal ? f.d.checking
+                                                       : f.d.sleeping;
+          const bool room = k == kPlain    ? true
+                            : k == kSignal ? f.before.signals < most.signals
+                                           : f.before.wakes < most.wakes;
+          for (int t = 0; t < 64 && room && !next; ++t) {
+            const std::uint64_t bit = std::uint64_t(1) << t;
+            if (!(offered & bit) || (f.tried[k] & bit)) continue;
+            f.tried[k] |= bit;
+            const int cost = f.d.preemptible && t != f.prev ? 1 : 0;
+            if (f.before.preempts + cost > most.preempts) continue;
+            f.thread = t;
+            f.kind = Kind(k);
+            f.weak = f.rank = 0;  // (what its step is offered: once it has run)
+            f.tick = f.ticked = false;
+            take();
+          }
         }
         if (!next) stack.pop_back();
       }
@@ -674,17 +750,8 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     if (!search.found) {
       if (search.complete)
         out.print(fmt::format("{}: PASS, complete: {} schedules, every schedule with at most {} "
-                              "preemption{}{} ({} run over bounds 0 to {}; {}, {:.1f} s)",
-                              meta->name, search.at_bound, cfg.explore.preemptions,
-                              cfg.explore.preemptions == 1 ? "" : "s",
-                              cfg.explore.memory != ExploreMemory::kSc
-                                  ? fmt::format(" and at most {} weak choice{} ({})",
-                                                cfg.explore.stale_reads,
-                                                cfg.explore.stale_reads == 1 ? "" : "s",
-                                                cfg.explore.memory == ExploreMemory::kC11
-                                                    ? "older values read, stores placed early"
-                                                    : "older values read")
-                                  : "",
+                              "({} run over bounds 0 to {}; {}, {:.1f} s)",
+                              meta->name, search.at_bound, exhaustive_bounds(cfg),
                               search.schedules, search.last_bound, speed, seconds));
       else
         out.print(fmt::format("{}: PASS, {} schedules, no failure{} ({}, {:.1f} s)", meta->name,
@@ -774,9 +841,8 @@ std::string explore_command(const RunConfig& cfg, const LockMeta& meta) {
   std::string budgets;
   if (x.stale_reads != defaults.stale_reads && x.memory != ExploreMemory::kSc)
     budgets += fmt::format(" --stale-reads {}", x.stale_reads);
-  if (x.ticks != defaults.ticks) budgets += fmt::format(" --ticks {}", x.ticks);
-  if (x.spurious_wakes != defaults.spurious_wakes)
-    budgets += fmt::format(" --spurious-wakes {}", x.spurious_wakes);
+  if (x.ticks >= 0) budgets += fmt::format(" --ticks {}", x.ticks);
+  if (x.spurious_wakes >= 0) budgets += fmt::format(" --spurious-wakes {}", x.spurious_wakes);
   return fmt::format("{} --strategy {} --schedules {}{} --seed {:#x}",
                      replay_flags(meta, shape_of(cfg, meta), x), strategy_text(x), x.schedules,
                      budgets, cfg.seed);

@@ -25,6 +25,10 @@ inline constexpr int kExploreMaxThreads = 64;
 // The optimistic spinners' turn limit under explore unless --spin-limit is
 // given: each turn is a step, and a spinner's turns only postpone its sleep.
 inline constexpr int kExploreSpinLimit = 8;
+// The weak choices (--stale-reads) a schedule of validate's and `kernel
+// --explore`'s exhaustive searches takes under a memory model: with more,
+// few locks complete within their budgets (docs/explore.md).
+inline constexpr int kExhaustiveStaleReads = 1;
 
 // "random", "pct", "pct:depth=D", "exhaustive", "exhaustive:preemptions=C"
 // into cfg.explore; "" or one line saying what is wrong.

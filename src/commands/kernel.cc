@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "commands/explore.h"
 #include "model/run_result.h"
 #include "model/version.h"
 #include "platform/duration.h"
@@ -273,11 +274,11 @@ std::vector<std::vector<std::string>> explore_shapes(std::string_view suffix) {
   // Every one under the memory model too: schedules are the same, and a
   // holder that took the lock without the last write hold's data in its
   // view (a missing ACQUIRE or RELEASE) fails (docs/explore.md). The
-  // exhaustive search takes at most one weak choice a schedule (validate's
-  // bound: more, and few files complete within the budget).
+  // exhaustive search takes validate's bound on weak choices.
   for (std::vector<std::string>& s : shapes) {
     s.insert(s.end(), {"--memory", "c11"});
-    if (std::find(s.begin(), s.end(), exhaustive) != s.end()) s.insert(s.end(), {"--stale-reads", "1"});
+    if (std::find(s.begin(), s.end(), exhaustive) != s.end())
+      s.insert(s.end(), {"--stale-reads", std::to_string(kExhaustiveStaleReads)});
   }
   return shapes;
 }

@@ -285,9 +285,7 @@ StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Out
     r.exhaustive += cfg.explore.exhaustive;
     cfg.explore.signals = x.signals;
     cfg.explore.memory = memory_modelled(meta) ? ExploreMemory::kC11 : ExploreMemory::kSc;  // the same schedules, and the ordering check
-    // The exhaustive search takes one weak choice a schedule at most (with
-    // more, few locks complete within the budget: docs/explore.md).
-    if (cfg.explore.exhaustive) cfg.explore.stale_reads = 1;
+    if (cfg.explore.exhaustive) cfg.explore.stale_reads = kExhaustiveStaleReads;
     const ChildEnd end = run_in_child(
         [&] { return to_text(explore_quietly(cfg, meta)); }, std::chrono::seconds(600));
     ExploreOutcome o;

@@ -125,8 +125,13 @@ struct RunConfig {
     int trace_steps = 40;            // --trace N: steps printed before a failure
     int replays = 10;                // --replays N: reruns that check a failure replays
     bool shrink = true;              // --no-shrink turns it off
-    int spurious_wakes = 2;          // --spurious-wakes: per schedule (random, pct)
-    int ticks = 2;                   // --ticks: need_resched() ticks per schedule (random, pct)
+    // --spurious-wakes and --ticks (need_resched() ticks), per schedule;
+    // -1 (not given): 2 for random and pct, 0 for exhaustive, whose search
+    // branches on every one offered and takes them only where asked.
+    int spurious_wakes = -1;
+    int ticks = -1;
+    int spurious_budget() const { return spurious_wakes >= 0 ? spurious_wakes : exhaustive ? 0 : 2; }
+    int tick_budget() const { return ticks >= 0 ? ticks : exhaustive ? 0 : 2; }
     bool signals = false;            // --signals: a spurious wake of a killable sleep kills
     ExploreMemory memory = ExploreMemory::kSc;  // --memory sc|c11|tso
     int stale_reads = 4;             // --stale-reads: weak choices a schedule may make (older values, early stores)

@@ -204,6 +204,11 @@ struct Run {
     Decision d{0, me >= 0 && state[std::size_t(me)] == State::kRunnable &&
                       !spinning[std::size_t(me)], me};
     for (int i : pool) d.eligible |= std::uint64_t(1) << (i & 63);
+    for (int i = 0; i < n; ++i) {
+      const std::uint64_t bit = std::uint64_t(1) << (i & 63);
+      if (state[std::size_t(i)] == State::kBlocked) d.sleeping |= bit;
+      else if (checking[std::size_t(i)] && (d.eligible & bit)) d.checking |= bit;
+    }
     schedule.decisions.push_back(d);
     const std::size_t step = schedule.choices.size();
     if (!options.replay.empty() || options.strategy == Strategy::kFirst) {
@@ -485,6 +490,7 @@ bool tick() {
   const std::size_t at = choices.size() - 1;  // the caller's step
   if (r->tick_at == at || r->signal_at == at) return false;
   r->tick_at = at;
+  if (at < r->schedule.decisions.size()) r->schedule.decisions[at].tick = true;  // (offered)
   const Options& o = r->options;
   if (!o.replay.empty() || o.strategy == Strategy::kFirst) {
     if (at >= o.replay.size() || !signal_chosen(o.replay[at])) return false;

@@ -143,6 +143,14 @@ struct Decision {
   // (older values its load could read, or 1: its store could be placed
   // early); 0: none. The exhaustive search takes each in turn.
   int weak = 0;
+  // The events the exhaustive search may branch on here: the threads at
+  // a signal check (a signal may arrive as one is chosen), the blocked
+  // threads (one may be woken spuriously and run), and whether the step
+  // met a need_resched() check where a tick could come (known once the
+  // step ran, as weak is).
+  std::uint64_t checking = 0;
+  std::uint64_t sleeping = 0;
+  bool tick = false;
 };
 
 // An object a thread of the run owns, named for traces (a word in it is

@@ -110,6 +110,11 @@ static inline int __rwsk_cond_resched(void) {
 static inline void __rwsk_soft_lockup_check(const char *file, int line) {
   struct task_struct *t = current;
   if (likely(!t->resched_seen_ns)) return;
+#ifdef RWSTRESS_KERNEL_EXPLORE
+  /* A controlled run's clock is its steps: a spinner that never stops is
+   * its livelock bound's to judge (--max-steps), not a second of steps. */
+  if (rwstress_explore_active()) return;
+#endif
   const u64 now = __rwsk_now_ns();
   if (now - t->resched_seen_ns < RWSTRESS_SOFT_LOCKUP_NS) return;
   char what[160];
