@@ -571,7 +571,7 @@ BOOST_AUTO_TEST_CASE(exhaustive_search_takes_the_weak_choices_under_a_model) {
 // any wake-up as its grant, completes without spurious wake-ups and fails
 // with one allowed; a correct sleeping lock completes with them, over
 // more schedules, and the line says what was complete.
-BOOST_AUTO_TEST_CASE(exhaustive_search_branches_on_spurious_wake_ups_where_asked) {
+BOOST_AUTO_TEST_CASE(exhaustive_search_branches_on_spurious_wake_ups_and_ticks_where_asked) {
   const std::vector<std::string> grant = {"explore", "--lock", "busted-spurious-grant", "--threads", "2",
                                           "--ops", "2", "--strategy", "exhaustive:preemptions=2",
                                           "--schedules", "20000"};
@@ -599,6 +599,21 @@ BOOST_AUTO_TEST_CASE(exhaustive_search_branches_on_spurious_wake_ups_where_asked
   sem1.insert(sem1.end(), {"--spurious-wakes", "1"});
   BOOST_TEST(explore_cli(sem1, &with) == 0);
   BOOST_TEST(has_line(with, "at most 2 preemptions and 1 spurious wake-up ("));
+  BOOST_TEST(complete_count(without) > 0u);
+  BOOST_TEST(complete_count(with) > complete_count(without));
+  // Ticks: linux-rwsem's writers spin optimistically and give up at a
+  // need_resched() check when a tick came (spinner_told_to_stop()); the
+  // search tries one at every check it meets.
+  const std::vector<std::string> rwsem = {"explore", "--lock", "linux-rwsem", "--readers", "1",
+                                          "--writers", "2", "--ops", "2", "--strategy",
+                                          "exhaustive:preemptions=1", "--schedules", "20000"};
+  without.clear();
+  with.clear();
+  BOOST_TEST(explore_cli(rwsem, &without) == 0);
+  std::vector<std::string> ticked = rwsem;
+  ticked.insert(ticked.end(), {"--ticks", "1"});
+  BOOST_TEST(explore_cli(ticked, &with) == 0);
+  BOOST_TEST(has_line(with, "at most 1 preemption and 1 tick at need_resched() checks ("));
   BOOST_TEST(complete_count(without) > 0u);
   BOOST_TEST(complete_count(with) > complete_count(without));
 }

@@ -526,8 +526,8 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "exhaustive: 0, and every one offered is searched)")
       ->check(CLI::Range(0, 1000));
   explore->add_option("--ticks", cfg.explore.ticks,
-                      "kernel-compat layer plugins: scheduler ticks a schedule may deliver at "
-                      "need_resched() checks, each a choice (a spinner then stops spinning while "
+                      "kernel-compat layer plugins and linux-rwsem: scheduler ticks a schedule may "
+                      "deliver at need_resched() checks, each a choice (a spinner then stops spinning while "
                       "the owner runs; default 2; exhaustive: 0, and every one offered is searched)")
       ->check(CLI::Range(0, 1000));
   explore->add_flag("--signals", cfg.explore.signals,

@@ -80,6 +80,19 @@ inline std::chrono::steady_clock::time_point lock_clock_now() noexcept {
     return std::chrono::steady_clock::now();
 }
 
+// need_resched() for an in-tree spinner that the kernel ends on it (the
+// OSQ, rwsem_spin_on_owner()): under control a tick may come just before
+// the check (controlled::tick(), a choice of the schedule, replayed), and
+// the spinner gives up while the owner still runs; otherwise never (the
+// spin's own bounds end it).
+template <class Hooks>
+inline bool spinner_told_to_stop() noexcept {
+  if constexpr (kControlled<Hooks>)
+    return controlled::tick();
+  else
+    return false;
+}
+
 // A fence through the same seam: under control the memory model of
 // explore --memory c11 sees it too.
 template <class Hooks>

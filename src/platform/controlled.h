@@ -241,7 +241,8 @@ void point(const char* what);
 // does as it picks the thread to go on (the choice is recorded with the
 // thread, kSignalChoice, and replayed); 1 when it did.
 bool signal_check(const char* what);
-// A need_resched() check of the kernel-compat layer: whether the scheduler
+// A need_resched() check (the kernel-compat layer's, an in-tree spinner's
+// spinner_told_to_stop()): whether the scheduler
 // chose that a tick arrived just before it (Options::ticks; replayed from
 // the step's choice, kSignalChoice). Decided once a step, by its first
 // check; never at a signal check's step. Not a scheduling point.

@@ -301,7 +301,7 @@ class LinuxRwsem {
   bool optimistic_spin() noexcept {
     if (tuning_.spin_limit <= 0) return false;
     for (int turn = 0; osq_.exchange(true, std::memory_order_acquire); ++turn) {
-      if (turn >= tuning_.spin_limit) return false;
+      if (turn >= tuning_.spin_limit || spinner_told_to_stop<Hooks>()) return false;
       Hooks::at(HookPoint::kSpinIteration);
       cpu_relax();
     }
@@ -311,9 +311,9 @@ class LinuxRwsem {
     bool reader_phase = false;
     std::chrono::steady_clock::time_point reader_deadline;
     // need_resched() ends the kernel's spin when the owners keep changing;
-    // here a bound on all turns does.
+    // here a bound on all turns does (and under control a tick may).
     const long most_turns = 8L * tuning_.spin_limit;
-    for (long turn = 0; turn < most_turns; ++turn) {
+    for (long turn = 0; turn < most_turns && !spinner_told_to_stop<Hooks>(); ++turn) {
       if (try_write_lock_unqueued()) {
         taken = true;
         break;
@@ -347,7 +347,7 @@ class LinuxRwsem {
   // releases instead of sleeping (6.1's rwsem_spin_on_owner() in the wait
   // loop). True if the lock was seen free: retry at once.
   bool handoff_spin() noexcept {
-    for (int i = 0; i < tuning_.spin_limit; ++i) {
+    for (int i = 0; i < tuning_.spin_limit && !spinner_told_to_stop<Hooks>(); ++i) {
       if (!(count_.load(std::memory_order_relaxed) & kLockMask)) return true;
       Hooks::at(HookPoint::kSpinIteration);
       cpu_relax();
