@@ -478,6 +478,12 @@ int explore_cli(const std::vector<std::string>& args, std::vector<std::string>* 
   return run_explore(o.config, out);
 }
 
+// A command line with more arguments after it.
+std::vector<std::string> plus(std::vector<std::string> args, std::initializer_list<std::string> more) {
+  args.insert(args.end(), more);
+  return args;
+}
+
 bool has_line(const std::vector<std::string>& lines, const std::string& what) {
   for (const std::string& l : lines)
     if (l.find(what) != std::string::npos) return true;
@@ -538,11 +544,7 @@ BOOST_AUTO_TEST_CASE(exhaustive_search_takes_the_weak_choices_under_a_model) {
                                         "2", "--ops", "2", "--strategy", "exhaustive:preemptions=2",
                                         "--schedules", "20000"};
   std::vector<std::string> lines;
-  auto with = [](std::vector<std::string> a, std::initializer_list<std::string> more) {
-    a.insert(a.end(), more);
-    return a;
-  };
-  BOOST_TEST(explore_cli(with(mcs, {"--memory", "c11"}), &lines) == 3);  // HANG
+  BOOST_TEST(explore_cli(plus(mcs, {"--memory", "c11"}), &lines) == 3);  // HANG
   BOOST_TEST(has_line(lines, "HANG at schedule"));
   BOOST_TEST(has_line(lines, "replayed 10 times: 10 the same"));
   for (auto off : {std::vector<std::string>{}, std::vector<std::string>{"--memory", "c11", "--stale-reads", "0"}}) {
@@ -580,42 +582,34 @@ BOOST_AUTO_TEST_CASE(exhaustive_search_branches_on_spurious_wake_ups_and_ticks_w
   BOOST_TEST(has_line(lines, "PASS, complete:"));
   BOOST_TEST(has_line(lines, "every schedule with at most 2 preemptions ("));
   lines.clear();
-  std::vector<std::string> one = grant;
-  one.insert(one.end(), {"--spurious-wakes", "1"});
-  BOOST_TEST(explore_cli(one, &lines) == 1);
+  BOOST_TEST(explore_cli(plus(grant, {"--spurious-wakes", "1"}), &lines) == 1);
   BOOST_TEST(has_line(lines, "FAIL at schedule"));
   BOOST_TEST(has_line(lines, "replayed 10 times: 10 the same"));
-  auto complete_count = [](const std::vector<std::string>& ls) {
-    for (const std::string& l : ls)
-      if (auto at = l.find("complete: "); at != std::string::npos) return std::stoul(l.substr(at + 10));
-    return 0ul;
+  // A correct lock completes with and without the event, over more
+  // schedules with it, and the line names the bound.
+  auto grows_with = [](const std::vector<std::string>& search, std::initializer_list<std::string> event,
+                       const std::string& bound) {
+    auto complete_count = [](const std::vector<std::string>& ls) {
+      for (const std::string& l : ls)
+        if (auto at = l.find("complete: "); at != std::string::npos) return std::stoul(l.substr(at + 10));
+      return 0ul;
+    };
+    std::vector<std::string> without, with;
+    BOOST_TEST(explore_cli(search, &without) == 0);
+    BOOST_TEST(explore_cli(plus(search, event), &with) == 0);
+    BOOST_TEST(has_line(with, bound));
+    BOOST_TEST(complete_count(without) > 0u);
+    BOOST_TEST(complete_count(with) > complete_count(without));
   };
-  std::vector<std::string> without, with;
-  const std::vector<std::string> sem = {"explore", "--lock", "kernel-sem", "--threads", "2", "--count", "1",
-                                        "--ops", "2", "--strategy", "exhaustive:preemptions=2",
-                                        "--schedules", "20000"};
-  BOOST_TEST(explore_cli(sem, &without) == 0);
-  std::vector<std::string> sem1 = sem;
-  sem1.insert(sem1.end(), {"--spurious-wakes", "1"});
-  BOOST_TEST(explore_cli(sem1, &with) == 0);
-  BOOST_TEST(has_line(with, "at most 2 preemptions and 1 spurious wake-up ("));
-  BOOST_TEST(complete_count(without) > 0u);
-  BOOST_TEST(complete_count(with) > complete_count(without));
+  grows_with({"explore", "--lock", "kernel-sem", "--threads", "2", "--count", "1", "--ops", "2",
+              "--strategy", "exhaustive:preemptions=2", "--schedules", "20000"},
+             {"--spurious-wakes", "1"}, "at most 2 preemptions and 1 spurious wake-up (");
   // Ticks: linux-rwsem's writers spin optimistically and give up at a
   // need_resched() check when a tick came (spinner_told_to_stop()); the
   // search tries one at every check it meets.
-  const std::vector<std::string> rwsem = {"explore", "--lock", "linux-rwsem", "--readers", "1",
-                                          "--writers", "2", "--ops", "2", "--strategy",
-                                          "exhaustive:preemptions=1", "--schedules", "20000"};
-  without.clear();
-  with.clear();
-  BOOST_TEST(explore_cli(rwsem, &without) == 0);
-  std::vector<std::string> ticked = rwsem;
-  ticked.insert(ticked.end(), {"--ticks", "1"});
-  BOOST_TEST(explore_cli(ticked, &with) == 0);
-  BOOST_TEST(has_line(with, "at most 1 preemption and 1 tick at need_resched() checks ("));
-  BOOST_TEST(complete_count(without) > 0u);
-  BOOST_TEST(complete_count(with) > complete_count(without));
+  grows_with({"explore", "--lock", "linux-rwsem", "--readers", "1", "--writers", "2", "--ops", "2",
+              "--strategy", "exhaustive:preemptions=1", "--schedules", "20000"},
+             {"--ticks", "1"}, "at most 1 preemption and 1 tick at need_resched() checks (");
 }
 
 // The replay code: run-length encoded choices after the digest, and back;

@@ -226,7 +226,6 @@ struct Search {
   std::uint64_t steps = 0;
   bool complete = false;  // exhaustive: every schedule within the bound ran
   std::uint64_t at_bound = 0;  // exhaustive: schedules of the last bound's search
-  int last_bound = 0;          // exhaustive: the last bound (preemptions and weak choices)
   bool found = false;
   std::uint64_t found_at = 0;  // 1-based schedule number
   ExploredSchedule failure;
@@ -357,22 +356,40 @@ void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
   }
 }
 
-// What an exhaustive search's schedules had at most: "2 preemptions, 1
-// weak choice (older values read, stores placed early) and 2 ticks".
+// What an exhaustive search's schedules take at most, by kind (or, along
+// one schedule, what it took).
+struct ExhaustiveCounts {
+  int preempts = 0, weak = 0, ticks = 0, signals = 0, wakes = 0;
+  int largest() const { return std::max({preempts, weak, ticks, signals, wakes}); }
+};
+
+ExhaustiveCounts exhaustive_limits(const RunConfig& cfg) {
+  const ctl::Options o = base_options(cfg);
+  ExhaustiveCounts limit;
+  limit.preempts = cfg.explore.preemptions;
+  limit.weak = cfg.explore.memory != ExploreMemory::kSc ? cfg.explore.stale_reads : 0;
+  limit.ticks = o.ticks;
+  limit.signals = o.signals ? o.signal_checks : 0;
+  limit.wakes = o.spurious_wakes;
+  return limit;
+}
+
+// The limits as the complete line says them: "2 preemptions, 1 weak
+// choice (older values read, stores placed early) and 2 ticks ...".
 std::string exhaustive_bounds(const RunConfig& cfg) {
-  const RunConfig::Explore& x = cfg.explore;
+  const ExhaustiveCounts limit = exhaustive_limits(cfg);
   std::vector<std::string> parts;
   const auto count = [&](int n, const char* one, const char* many, const char* what = "") {
     parts.push_back(fmt::format("{} {}{}", n, n == 1 ? one : many, what));
   };
-  count(x.preemptions, "preemption", "preemptions");
-  if (x.memory != ExploreMemory::kSc)
-    count(x.stale_reads, "weak choice", "weak choices",
-          x.memory == ExploreMemory::kC11 ? " (older values read, stores placed early)"
-                                          : " (older values read)");
-  if (x.tick_budget() > 0) count(x.tick_budget(), "tick", "ticks", " at need_resched() checks");
-  if (x.signals) count(ctl::Options{}.signal_checks, "signal", "signals");
-  if (x.spurious_budget() > 0) count(x.spurious_budget(), "spurious wake-up", "spurious wake-ups");
+  count(limit.preempts, "preemption", "preemptions");
+  if (cfg.explore.memory != ExploreMemory::kSc)
+    count(limit.weak, "weak choice", "weak choices",
+          cfg.explore.memory == ExploreMemory::kC11 ? " (older values read, stores placed early)"
+                                                    : " (older values read)");
+  if (limit.ticks > 0) count(limit.ticks, "tick", "ticks", " at need_resched() checks");
+  if (limit.signals > 0) count(limit.signals, "signal", "signals");
+  if (limit.wakes > 0) count(limit.wakes, "spurious wake-up", "spurious wake-ups");
   std::string text = parts.front();
   for (std::size_t i = 1; i < parts.size(); ++i)
     text += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
@@ -393,9 +410,7 @@ std::string exhaustive_bounds(const RunConfig& cfg) {
 void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
              Search& search) {
   enum Kind { kPlain, kSignal, kSpurious };
-  struct Counts {
-    int preempts = 0, weak = 0, ticks = 0, signals = 0, wakes = 0;
-  };
+  using Counts = ExhaustiveCounts;
   struct Frame {
     ctl::Decision d;
     std::uint64_t tried[3];  // threads taken here, by kind
@@ -413,14 +428,8 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
     }
   };
   const ctl::Options options = base_options(cfg);
-  Counts limit;
-  limit.preempts = cfg.explore.preemptions;
-  limit.weak = cfg.explore.memory != ExploreMemory::kSc ? cfg.explore.stale_reads : 0;
-  limit.ticks = options.ticks;
-  limit.signals = options.signals ? options.signal_checks : 0;
-  limit.wakes = options.spurious_wakes;
-  search.last_bound = std::max({limit.preempts, limit.weak, limit.ticks, limit.signals, limit.wakes});
-  for (int bound = 0; bound <= search.last_bound; ++bound) {
+  const Counts limit = exhaustive_limits(cfg);
+  for (int bound = 0; bound <= limit.largest(); ++bound) {
     Counts most;
     most.preempts = std::min(bound, limit.preempts);
     most.weak = std::min(bound, limit.weak);
@@ -752,7 +761,7 @@ int run_explore(const RunConfig& cfg, const Output& out) {
         out.print(fmt::format("{}: PASS, complete: {} schedules, every schedule with at most {} "
                               "({} run over bounds 0 to {}; {}, {:.1f} s)",
                               meta->name, search.at_bound, exhaustive_bounds(cfg),
-                              search.schedules, search.last_bound, speed, seconds));
+                              search.schedules, exhaustive_limits(cfg).largest(), speed, seconds));
       else
         out.print(fmt::format("{}: PASS, {} schedules, no failure{} ({}, {:.1f} s)", meta->name,
                               search.schedules,
