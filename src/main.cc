@@ -99,7 +99,25 @@ int run_main(RunConfig cfg) {
 
 }  // namespace
 
+// The commands that watch interrupt_signal(): a signal ends them with their
+// reports finished, INTERRUPTED and 128 + the signal.
+bool watches_interrupts(CliAction action) {
+  switch (action) {
+    case CliAction::kRun:
+    case CliAction::kSweep:
+    case CliAction::kSuite:
+    case CliAction::kFuzz:
+    case CliAction::kExplore:
+    case CliAction::kKernel:
+    case CliAction::kValidate: return true;
+    default: return false;
+  }
+}
+
 int main(int argc, char** argv) {
+  // First: a signal while the command line is read (plugins load, the
+  // topology is probed) is held for the command, not lost with its reports.
+  install_interrupt_handlers();
   std::vector<std::string> args(argv + 1, argv + argc);
   CliOutcome outcome = parse_cli(args);
   if (outcome.action == CliAction::kFuzz && !outcome.config.fuzz.resume.empty()) {
@@ -117,9 +135,7 @@ int main(int argc, char** argv) {
     if (!given.json_path.empty()) outcome.config.json_path = given.json_path;
     if (!given.junit_path.empty()) outcome.config.junit_path = given.junit_path;
   }
-  if (outcome.action == CliAction::kRun || outcome.action == CliAction::kSweep ||
-      outcome.action == CliAction::kSuite || outcome.action == CliAction::kFuzz)
-    install_interrupt_handlers();
+  if (!watches_interrupts(outcome.action)) release_interrupts();
   switch (outcome.action) {
     case CliAction::kExit:
       (outcome.exit_code == 0 ? std::cout : std::cerr) << outcome.output << "\n";

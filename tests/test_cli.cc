@@ -612,6 +612,199 @@ BOOST_AUTO_TEST_CASE(validate_battery_specs_parse) {
   }
 }
 
+namespace {
+
+// A fake kernel tree whose semaphore.c builds (tests/kernel-tree/), under
+// a fresh directory; removed at the end.
+struct FakeKernelTree {
+  std::string dir, tree, cache;
+  FakeKernelTree() {
+    char dir_template[] = "/tmp/rwstress_ktree_XXXXXX";
+    dir = mkdtemp(dir_template);
+    tree = dir + "/linux";
+    cache = dir + "/cache";
+    std::filesystem::create_directories(tree + "/kernel/locking");
+    std::ofstream(tree + "/Makefile") << "VERSION = 6\nPATCHLEVEL = 18\nSUBLEVEL = 3\n";
+    std::filesystem::copy_file(std::string(RWSTRESS_SOURCE_DIR) + "/tests/kernel-tree/semaphore.c",
+                               tree + "/kernel/locking/semaphore.c");
+  }
+  ~FakeKernelTree() {
+    std::error_code ec;
+    std::filesystem::permissions(cache, std::filesystem::perms(0755), ec);
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::string patch(const std::string& name, const std::string& text) const {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  }
+  // rwstress kernel on it: semaphore.c, explored briefly, not validated.
+  test::ProcessResult run(const std::string& more, const std::string& prefix = "") const {
+    return test::run_rwstress("kernel --source " + tree + " --files semaphore --explore "
+                              "--no-validate --explore-schedules 5 --cache " + cache + " " + more,
+                              prefix);
+  }
+};
+
+std::size_t lines_in(const std::string& s) { return std::size_t(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+// rwstress kernel takes a patch as untrusted input: every path it names
+// (both sides, renames, copies, -p1 applied) must be a regular file under
+// kernel/locking/, checked before anything is applied (one line, exit 2,
+// never the bisect "skip"); a patch that changes nothing is said; a
+// directory given as a patch is said.
+BOOST_AUTO_TEST_CASE(kernel_refuses_patches_outside_kernel_locking_and_patches_that_do_nothing) {
+  FakeKernelTree k;
+  const std::string hunk = "@@ -1 +1 @@\n-a\n+b\n";
+  const std::pair<std::string, const char*> refused[] = {
+      {"--- a/Makefile\n+++ b/Makefile\n@@ -1,3 +1,3 @@\n VERSION = 6\n-PATCHLEVEL = 18\n+PATCHLEVEL = 19\n "
+       "SUBLEVEL = 3\n", "a/Makefile: outside kernel/locking/"},
+      {"diff --git a/scripts/evil.sh b/scripts/evil.sh\nnew file mode 100755\n--- /dev/null\n+++ "
+       "b/scripts/evil.sh\n@@ -0,0 +1 @@\n+rm -rf /\n", "scripts/evil.sh: outside kernel/locking/"},
+      {"diff --git a/kernel/locking/semaphore.c b/kernel/sem.c\nsimilarity index 100%\nrename from "
+       "kernel/locking/semaphore.c\nrename to kernel/sem.c\n", "kernel/sem.c: outside kernel/locking/"},
+      {"diff --git a/kernel/locking/x.h b/kernel/locking/x.h\nnew file mode 120000\n--- /dev/null\n"
+       "+++ b/kernel/locking/x.h\n@@ -0,0 +1 @@\n+/etc/shadow\n\\ No newline at end of file\n",
+       "a symbolic link"},
+      {"--- /etc/passwd\n+++ /etc/passwd\n" + hunk, "/etc/passwd: an absolute path"},
+      {"--- a/kernel/locking/../../x.c\n+++ b/kernel/locking/../../x.c\n" + hunk, "an empty, . or .. part"},
+      {"*** a/kernel/locking/semaphore.c\n--- b/kernel/locking/semaphore.c\n***************\n",
+       "a context diff"},
+      {"diff --git a/kernel/locking/x.bin b/kernel/locking/x.bin\nGIT binary patch\nliteral 1\nIc${\n",
+       "a binary patch"},
+      // A file header after a hunk of kernel/locking/ is checked all the same
+      // (the hunk's own lines are counted, not taken for headers).
+      {"--- a/kernel/locking/semaphore.c\n+++ b/kernel/locking/semaphore.c\n@@ -1 +1 @@\n-// A "
+       "counting semaphore on a raw spinlock: enough of kernel/locking/\n+// --- a/Makefile\n"
+       "--- a/Makefile\n+++ b/Makefile\n" + hunk, "line 6: a/Makefile"},
+  };
+  int n = 0;
+  for (const auto& [text, says] : refused) {
+    const std::string p = k.patch("bad" + std::to_string(n++) + ".patch", text);
+    test::ProcessResult r = k.run("--patch " + p);
+    BOOST_TEST(r.exit_code == 2, p << "\n" << r.out << r.err);
+    BOOST_TEST(lines_in(r.err) == 1u, p << "\n" << r.err);
+    BOOST_TEST(r.err.find(says) != std::string::npos, p << "\n" << r.err);
+    BOOST_TEST(r.err.find("The text leading up to this") == std::string::npos, r.err);
+  }
+  // Nothing changed in kernel/locking/: an empty patch, a mode-only one.
+  for (const std::string& text : {std::string(),
+                                  std::string("diff --git a/kernel/locking/semaphore.c "
+                                              "b/kernel/locking/semaphore.c\nold mode 100644\nnew "
+                                              "mode 100755\n")}) {
+    test::ProcessResult r = k.run("--patch " + k.patch("nothing.patch", text));
+    BOOST_TEST(r.exit_code == 2, r.out << r.err);
+    BOOST_TEST(r.err.find("it changed nothing in kernel/locking/") != std::string::npos, r.err);
+  }
+  test::ProcessResult dir = k.run("--patch " + k.dir);
+  BOOST_TEST(dir.exit_code == 2);
+  BOOST_TEST(dir.err.find("a directory (give a patch file") != std::string::npos, dir.err);
+  // A good patch applies, and the run says it was patched.
+  test::ProcessResult good = k.run(
+      "--patch " + k.patch("good.patch", "--- a/kernel/locking/semaphore.c\n+++ "
+                                         "b/kernel/locking/semaphore.c\n@@ -1 +1 @@\n-// A counting "
+                                         "semaphore on a raw spinlock: enough of kernel/locking/\n+// "
+                                         "A counting semaphore, patched\n"));
+  BOOST_TEST(good.exit_code == 0, good.out << good.err);
+  BOOST_TEST(good.out.find("patched with") != std::string::npos, good.out);
+}
+
+// The cache is code rwstress loads: a plugin that does not match the
+// digest recorded when it was built is rebuilt, never loaded; a cache
+// others may write is refused with the fix; a build that failed for the
+// machine's reasons (a full disk, no compiler) is exit 2, never the
+// bisect "skip"; a signal mid-run leaves no half-built file, no child and
+// an INTERRUPTED line.
+BOOST_AUTO_TEST_CASE(kernel_treats_its_cache_as_untrusted_and_ends_on_a_signal) {
+  FakeKernelTree k;
+  test::ProcessResult first = k.run("");
+  BOOST_REQUIRE(first.exit_code == 0);
+  BOOST_TEST(first.out.find("built") != std::string::npos, first.out);
+  // The explore run says that --signals changed nothing for a file with no
+  // killable wait that met a signal check.
+  BOOST_TEST(first.out.find("note: --signals changed nothing") != std::string::npos, first.out);
+  test::ProcessResult cached = k.run("");
+  BOOST_TEST(cached.out.find("is cached (same files, layer and flags; digest checked)") !=
+             std::string::npos, cached.out);
+  std::string so;
+  for (const auto& e : std::filesystem::directory_iterator(k.cache + "/plugins"))
+    if (e.path().extension() == ".so" && e.path().string().find("explore") == std::string::npos)
+      so = e.path();
+  BOOST_REQUIRE(!so.empty());
+  std::ofstream(so, std::ios::app) << "planted";
+  test::ProcessResult replaced = k.run("");
+  BOOST_TEST(replaced.exit_code == 0, replaced.out << replaced.err);
+  BOOST_TEST(replaced.out.find("does not match its recorded digest (replaced or damaged): not "
+                               "loaded, rebuilt") != std::string::npos,
+             replaced.out);
+  BOOST_TEST(test::slurp(so).find("planted") == std::string::npos);
+  // Writable by others: refused, with the fix.
+  std::filesystem::permissions(k.cache, std::filesystem::perms(0777));
+  test::ProcessResult open = k.run("");
+  BOOST_TEST(open.exit_code == 2);
+  BOOST_TEST(open.err.find("writable by others than its owner (mode 0777)") != std::string::npos, open.err);
+  BOOST_TEST(open.err.find("chmod go-w") != std::string::npos, open.err);
+  std::filesystem::permissions(k.cache, std::filesystem::perms(0755));
+  // The machine's failures, not the source's: exit 2.
+  const std::string full = k.patch("full-cc", "#!/bin/sh\necho 'cc1: fatal error: cannot write: No "
+                                               "space left on device' >&2\nexit 1\n");
+  std::filesystem::permissions(full, std::filesystem::perms(0755));
+  std::filesystem::remove_all(k.cache + "/plugins");
+  for (const std::string& cc : {full, std::string("/nonexistent/cc")}) {
+    test::ProcessResult r = k.run("", "CC=" + cc + " ");
+    BOOST_TEST(r.exit_code == 2, cc << ": " << r.out << r.err);
+    BOOST_TEST(r.err.find("not because of the source") != std::string::npos, r.err);
+    BOOST_TEST(r.out.find("BUILD") == std::string::npos, r.out);
+  }
+  // A signal mid-run.
+  const char* bin = std::getenv("RWSTRESS_BIN");
+  BOOST_REQUIRE(bin);
+  const std::string cmd = std::string(bin) + " kernel --source " + k.tree +
+                          " --files semaphore --explore --no-validate --explore-schedules 100000000 "
+                          "--cache " + k.cache + " >" + k.dir + "/k.out 2>&1 & pid=$!; sleep 4; "
+                          "kill -INT $pid; wait $pid";
+  const int status = std::system(cmd.c_str());
+  BOOST_TEST(WEXITSTATUS(status) == 130, test::slurp(k.dir + "/k.out"));
+  const std::string out = test::slurp(k.dir + "/k.out");
+  BOOST_TEST(out.find("INTERRUPTED by SIGINT while ") != std::string::npos, out);
+  BOOST_TEST(out.find("every lock PASSes") == std::string::npos, out);
+  for (const auto& e : std::filesystem::directory_iterator(k.cache + "/plugins"))
+    BOOST_TEST(e.path().filename().string().rfind(".build-", 0) != 0u, e.path());
+  for (const auto& p : std::filesystem::directory_iterator("/proc")) {  // no child left behind
+    const std::string cmdline = test::slurp(p.path().string() + "/cmdline");
+    BOOST_TEST(cmdline.find(k.cache) == std::string::npos, p.path());
+  }
+}
+
+// The kernel command's options that would change nothing, and bad input
+// said before anything is fetched or printed.
+BOOST_AUTO_TEST_CASE(kernel_options_that_change_nothing_are_refused) {
+  FakeKernelTree k;
+  test::ProcessResult config = test::run_rwstress("kernel --source " + k.tree +
+                                                  " --files semaphore --config RWSEM_SPIN_ON_OWNER=n");
+  BOOST_TEST(config.exit_code == 2);
+  BOOST_TEST(config.err.find("only rwsem reads it") != std::string::npos, config.err);
+  for (const char* version : {"abc", "6", "6.18.", "6..18", "1234567.1"}) {
+    test::ProcessResult r = test::run_rwstress(std::string("kernel --version ") + version);
+    BOOST_TEST(r.exit_code == 2, version);
+    BOOST_TEST(r.out.empty(), version << ": " << r.out);  // no "fetching linux ..." first
+    BOOST_TEST(r.err.find("want a series like 6.18") != std::string::npos, r.err);
+  }
+  // --files and --config may be given more than once, as any list.
+  test::ProcessResult twice = test::run_rwstress("kernel --source " + k.tree +
+                                                 " --files semaphore --files semaphore");
+  BOOST_TEST(twice.exit_code == 2);
+  BOOST_TEST(twice.err.find("'semaphore' is given twice") != std::string::npos, twice.err);
+  BOOST_TEST(twice.err.find("At Most") == std::string::npos, twice.err);
+  CliOutcome split = parse_cli({"kernel", "--source", k.tree, "--files", "rwsem", "--files", "mutex",
+                                "--config", "RWSEM_SPIN_ON_OWNER=n", "--config",
+                                "MUTEX_SPIN_ON_OWNER=n"});
+  BOOST_TEST((split.action == CliAction::kKernel), split.output);
+  BOOST_TEST((split.config.kernel.files == std::vector<std::string>{"rwsem", "mutex"}));
+  BOOST_TEST(split.config.kernel.config.size() == 2u);
+}
+
 // rwstress kernel's bad input, on a fake tree (a Makefile and a one-line
 // rwsem.c): one line on stderr and exit 2, before anything is fetched or
 // built; and a file that does not compile is a BUILD row and exit 125 (git

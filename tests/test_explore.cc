@@ -533,6 +533,79 @@ BOOST_AUTO_TEST_CASE(exhaustive_completes_on_correct_locks_and_finds_the_broken_
   BOOST_TEST(has_line(lines, "error: explore --replay: the schedule does not replay"));
 }
 
+// A replay code carries the settings its schedule means something under:
+// replayed without the memory model it was found under (or under another)
+// it is refused in one line, never a PASS; options a replay would ignore
+// are refused; a code whose choices all replay but whose steps differ says
+// so, not "left the recorded steps".
+BOOST_AUTO_TEST_CASE(a_replay_refuses_other_settings_and_what_it_would_ignore) {
+  const std::vector<std::string> found = {"explore", "--lock", "busted-relaxed-unlock", "--threads",
+                                          "2", "--ops", "2", "--memory", "c11", "--schedules", "50"};
+  std::vector<std::string> lines;
+  BOOST_REQUIRE(explore_cli(found, &lines) == 1);
+  std::string code;
+  for (const std::string& l : lines)
+    if (auto at = l.find("--replay "); at != std::string::npos) code = l.substr(at + 9);
+  BOOST_REQUIRE(code.find(":c11:") == 16u);
+  const std::vector<std::string> replay = {"explore", "--lock", "busted-relaxed-unlock", "--threads",
+                                           "2", "--ops", "2", "--replay", code};
+  for (const std::vector<std::string>& memory :
+       {std::vector<std::string>{}, {"--memory", "tso"}, {"--memory", "sc"}}) {
+    lines.clear();
+    std::vector<std::string> args = replay;
+    args.insert(args.end(), memory.begin(), memory.end());
+    BOOST_TEST(explore_cli(args, &lines) == 2);
+    BOOST_TEST(has_line(lines, "error: explore --replay: the schedule was recorded under --memory c11"));
+    BOOST_TEST(!has_line(lines, "PASS"));
+  }
+  lines.clear();
+  BOOST_TEST(explore_cli(plus(replay, {"--memory", "c11"}), &lines) == 1);
+  BOOST_TEST(has_line(lines, "FAIL (the recorded schedule, step for step"));
+  // The same choices under another digest: every choice replays, the steps differ.
+  lines.clear();
+  std::vector<std::string> forged = plus(replay, {"--memory", "c11"});
+  forged[8] = "0000000000000001" + code.substr(16);
+  BOOST_TEST(explore_cli(forged, &lines) == 2);
+  BOOST_TEST(has_line(lines, "recorded choices were taken, but the steps differ"));
+  BOOST_TEST(!has_line(lines, "left the recorded steps"));
+  // What a replay would ignore, and an empty code: refused in one line.
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--strategy", "random"}, {"--schedules", "5"}, {"--seed", "3"},
+        {"--ticks", "1"}, {"--spurious-wakes", "1"}, {"--replays", "2"}, {"--no-shrink"},
+        {"--stale-reads", "1"}}) {
+    std::vector<std::string> args = plus(replay, {"--memory", "c11"});
+    args.insert(args.end(), extra.begin(), extra.end());
+    CliOutcome o = parse(args);
+    BOOST_TEST(o.exit_code == 2, extra.front());
+    BOOST_TEST(o.output.find("does nothing with --replay") != std::string::npos, o.output);
+    BOOST_TEST(o.output.find('\n') == std::string::npos);
+  }
+  CliOutcome empty = parse({"explore", "--lock", "xadd", "--replay", ""});
+  BOOST_TEST(empty.exit_code == 2);
+  BOOST_TEST(empty.output.find("an empty code") != std::string::npos, empty.output);
+}
+
+// Nothing typed is silently ignored: weak choices without a model, ticks
+// for a lock whose spinners never ask need_resched(), signals for a lock
+// with no killable wait: refused in one line; where the lock has them
+// (linux-rwsem's spinners) the option runs.
+BOOST_AUTO_TEST_CASE(options_that_would_change_nothing_are_refused) {
+  for (const auto& [args, says] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"explore", "--lock", "xadd", "--stale-reads", "2"}, "give --memory c11 or --memory tso"},
+           {{"explore", "--lock", "xadd", "--ticks", "2"}, "never ask need_resched()"},
+           {{"explore", "--lock", "ticket", "--signals"}, "no killable or interruptible wait"}}) {
+    CliOutcome o = parse(args);
+    BOOST_TEST(o.exit_code == 2, args.back());
+    BOOST_TEST(o.output.find(says) != std::string::npos, o.output);
+    BOOST_TEST(o.output.find('\n') == std::string::npos);
+  }
+  BOOST_TEST((parse({"explore", "--lock", "linux-rwsem", "--ticks", "2"}).action == CliAction::kExplore));
+  BOOST_TEST((parse({"explore", "--lock", "xadd", "--ticks", "0"}).action == CliAction::kExplore));
+  BOOST_TEST((parse({"explore", "--lock", "xadd", "--memory", "tso", "--stale-reads", "2"}).action ==
+              CliAction::kExplore));
+}
+
 // Under a memory model the exhaustive search takes each weak choice a step
 // was offered (older values, a store placed early) as an alternative, at
 // most --stale-reads along a schedule: the two busted locks only a model
@@ -612,36 +685,52 @@ BOOST_AUTO_TEST_CASE(exhaustive_search_branches_on_spurious_wake_ups_and_ticks_w
              {"--ticks", "1"}, "at most 1 preemption and 1 tick at need_resched() checks (");
 }
 
-// The replay code: run-length encoded choices after the digest, and back;
-// anything else is refused.
+// The replay code: the digest, the settings the schedule means something
+// under (memory model, signals), the run-length encoded choices, and back;
+// anything else is refused, a code without settings too.
 BOOST_AUTO_TEST_CASE(replay_codes_round_trip_and_malformed_ones_are_refused) {
   const std::vector<int> choices = {0, 0, 0, 1, 2, 2, 0};
-  const std::string code = encode_replay(0xabcdef, choices);
-  BOOST_TEST(code == "0000000000abcdef:0x3.1.2x2.0");
+  const ReplaySettings c11{ExploreMemory::kC11, true};
+  const std::string code = encode_replay(0xabcdef, c11, choices);
+  BOOST_TEST(code == "0000000000abcdef:c11+signals:0x3.1.2x2.0");
   std::uint64_t digest = 0;
+  ReplaySettings settings;
   std::vector<int> back;
-  BOOST_TEST(decode_replay(code, &digest, &back).empty());
+  BOOST_TEST(decode_replay(code, &digest, &settings, &back).empty());
   BOOST_TEST(digest == 0xabcdefu);
+  BOOST_TEST((settings == c11));
   BOOST_TEST((back == choices));
-  for (const char* bad : {"", "abc", "0000000000abcdef", "0000000000abcdef:x3",
-                          "0000000000abcdef:0x", "0000000000abcdef:1024", "0000000000abcdef:1x0",
-                          "zzzzzzzzzzzzzzzz:0", "0000000000abcdef:0..1"})
-    BOOST_TEST(!decode_replay(bad, &digest, &back).empty(), bad);
+  for (const ReplaySettings& s : {ReplaySettings{}, ReplaySettings{ExploreMemory::kTso, false},
+                                  ReplaySettings{ExploreMemory::kSc, true}}) {
+    BOOST_TEST(decode_replay(encode_replay(7, s, {1}), &digest, &settings, &back).empty());
+    BOOST_TEST((settings == s));
+  }
+  for (const char* bad : {"", "abc", "0000000000abcdef", "0000000000abcdef:sc:x3",
+                          "0000000000abcdef:sc:0x", "0000000000abcdef:sc:1024",
+                          "0000000000abcdef:sc:1x0", "zzzzzzzzzzzzzzzz:sc:0",
+                          "0000000000abcdef:sc:0..1", "0000000000abcdef:arm:0",
+                          "0000000000abcdef:c11+signals+more:0",
+                          // a code from before the settings were carried: refused, never
+                          // replayed under whatever the command says
+                          "0000000000abcdef:0x3.1"})
+    BOOST_TEST(!decode_replay(bad, &digest, &settings, &back).empty(), bad);
+  BOOST_TEST(decode_replay("0000000000abcdef:0x3.1", &digest, &settings, &back).find("memory model") !=
+             std::string::npos);
   // No choices at all: the schedule a replay makes by itself (the thread at
   // the point goes on, else the lowest one), as a trimmed replay line of
   // such a schedule gives it.
-  BOOST_TEST(decode_replay("0000000000abcdef:", &digest, &back).empty());
+  BOOST_TEST(decode_replay("0000000000abcdef:sc:", &digest, &settings, &back).empty());
   BOOST_TEST(back.empty());
   // A load's older value rides on its step's choice (+ 128 per rank).
-  BOOST_TEST(decode_replay("0000000000abcdef:1.129.386", &digest, &back).empty());
+  BOOST_TEST(decode_replay("0000000000abcdef:c11:1.129.386", &digest, &settings, &back).empty());
   BOOST_TEST((back == std::vector<int>{1, 129, 386}));
   BOOST_TEST(ctl::chosen_thread(386) == 2);
   BOOST_TEST(ctl::read_chosen(386) == 3);
   BOOST_TEST(!ctl::signal_chosen(386));
   BOOST_TEST(ctl::signal_chosen(64 + 2 * 128));
-  BOOST_TEST(encode_replay(0xabcdef, {}) == "0000000000abcdef:");
+  BOOST_TEST(encode_replay(0xabcdef, {}, {}) == "0000000000abcdef:sc:");
   // A choice that delivered a signal at its thread's check: the thread + 64.
-  BOOST_TEST(decode_replay("0000000000abcdef:0.65.1", &digest, &back).empty());
+  BOOST_TEST(decode_replay("0000000000abcdef:sc+signals:0.65.1", &digest, &settings, &back).empty());
   BOOST_TEST((back == std::vector<int>{0, 65, 1}));
 }
 

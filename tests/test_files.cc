@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
@@ -349,4 +351,140 @@ BOOST_AUTO_TEST_CASE(binary_a_sweep_that_can_run_no_point_is_a_usage_error) {
   BOOST_TEST(r.exit_code == 2, r.out << r.err);
   BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, r.err);
   BOOST_TEST(!fs::exists(dir / "s.json"));
+}
+
+namespace {
+
+// Starts rwstress with `args`, its output to `out`; `ignore_int`: as a
+// script's background job starts it, SIGINT ignored.
+pid_t start_rwstress(const std::vector<std::string>& args, const std::string& out, bool ignore_int) {
+  const char* bin = std::getenv("RWSTRESS_BIN");
+  BOOST_REQUIRE(bin);
+  std::vector<char*> argv = {const_cast<char*>("rwstress")};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (ignore_int) signal(SIGINT, SIG_IGN);
+    freopen(out.c_str(), "w", stdout);
+    freopen((out + ".err").c_str(), "w", stderr);
+    execv(bin, argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+// Its exit status within `limit`, or -1 (then it is killed).
+int exit_within(pid_t pid, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1000 + WTERMSIG(status);
+}
+
+// Whether the process catches `sig` yet (/proc/PID/status, SigCgt).
+bool catches(pid_t pid, int sig) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("SigCgt:", 0) == 0)
+      return (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1)) & 1;
+  return false;
+}
+
+}  // namespace
+
+// explore and validate end as every command does: a signal (kill -INT of
+// a run started with SIGINT ignored, as a script's background job is)
+// stops them with INTERRUPTED, the count of what ran, never "complete"
+// or PASS, and 128 + the signal.
+BOOST_AUTO_TEST_CASE(binary_explore_and_validate_end_on_a_signal_with_a_report) {
+  ScratchDir dir;
+  const std::string out = dir / "out.txt";
+  const std::vector<std::string> endless = {"explore", "--lock", "linux-rwsem", "--readers", "2",
+                                            "--writers", "2", "--strategy",
+                                            "exhaustive:preemptions=6", "--schedules", "1000000000"};
+  for (int sig : {SIGINT, SIGTERM}) {
+    const pid_t pid = start_rwstress(endless, out, true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    kill(pid, sig);
+    BOOST_TEST(exit_within(pid, std::chrono::seconds(30)) == 128 + sig);
+    const std::string text = test::slurp(out);
+    BOOST_TEST(text.find(fmt::format("linux-rwsem: INTERRUPTED by {} after ",
+                                     sig == SIGINT ? "SIGINT" : "SIGTERM")) != std::string::npos,
+               text);
+    BOOST_TEST(text.find("complete:") == std::string::npos, text);
+    BOOST_TEST(text.find("PASS") == std::string::npos, text);
+  }
+  const pid_t pid = start_rwstress({"validate", "--lock", "xadd", "--time", "60s"}, out, true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  kill(pid, SIGINT);
+  BOOST_TEST(exit_within(pid, std::chrono::seconds(60)) == 130);
+  const std::string text = test::slurp(out);
+  BOOST_TEST(text.find("validate xadd: INTERRUPTED by SIGINT in scenario ") != std::string::npos, text);
+  BOOST_TEST(text.find("all ") == std::string::npos, text);
+}
+
+// A signal as soon as the process can catch one (before the command line
+// is read to its end) is held for the run: every report finished and
+// INTERRUPTED, never a process gone without a word.
+BOOST_AUTO_TEST_CASE(binary_a_signal_at_the_very_start_still_finishes_every_report) {
+  ScratchDir dir;
+  const std::string json = dir / "r.json";
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const pid_t pid =
+        start_rwstress({"--lock", "xadd,ticket", "--duration", "5s", "--json", json}, dir / "out", false);
+    for (int i = 0; i < 100000 && !catches(pid, SIGTERM); ++i)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    kill(pid, SIGTERM);
+    BOOST_TEST(exit_within(pid, std::chrono::seconds(30)) == 143);
+    const nlohmann::json doc = nlohmann::json::parse(test::slurp(json));
+    BOOST_TEST(doc["verdict"] == "INTERRUPTED");
+    BOOST_TEST(doc["complete"] == true);
+  }
+}
+
+// Names rwstress chooses inside a directory (a campaign's repro-ID.sh, a
+// plot's PREFIX.svg) are never written through a link planted there: the
+// link is replaced, what it points at is left alone.
+BOOST_AUTO_TEST_CASE(binary_names_rwstress_chooses_are_never_written_through_links) {
+  ScratchDir dir;
+  std::ofstream(dir / "victim") << "victim";
+  fs::create_symlink(dir / "victim", dir / "chosen.txt");
+  BOOST_TEST(write_chosen_file(dir / "chosen.txt", "mine") == "");
+  BOOST_TEST(!fs::is_symlink(dir / "chosen.txt"));
+  BOOST_TEST(test::slurp(dir / "chosen.txt") == "mine");
+  BOOST_TEST(test::slurp(dir / "victim") == "victim");
+  // A plot's files.
+  for (const char* name : {"p-hold.dat", "p-hold.gp", "p-hold.svg", "p-hold.png"})
+    fs::create_symlink(dir / "victim", dir / name);
+  test::ProcessResult plot =
+      test::run_rwstress("--lock xadd --duration 100ms --hist hold --plot " + (dir / "p"));
+  BOOST_TEST(plot.exit_code == 0, plot.err);
+  BOOST_TEST(test::slurp(dir / "victim") == "victim");
+  BOOST_TEST(!fs::is_symlink(dir / "p-hold.gp"));
+  // A campaign's reproducer, planted before --resume writes it again.
+  const std::string camp = dir / "camp";
+  test::ProcessResult f = test::run_rwstress("fuzz --lock busted-noop --trials 1 --trial-time 100ms "
+                                             "--explore-share 0 --reproduce 1 --shrink-time 0 --out " +
+                                             camp);
+  BOOST_TEST(f.exit_code == 1, f.out << f.err);
+  std::string repro;
+  for (const auto& e : fs::directory_iterator(camp))
+    if (e.path().filename().string().rfind("repro-", 0) == 0) repro = e.path();
+  BOOST_REQUIRE(!repro.empty());
+  fs::remove(repro);
+  fs::create_symlink(dir / "victim", repro);
+  test::ProcessResult resumed = test::run_rwstress("fuzz --resume " + camp);
+  BOOST_TEST(resumed.exit_code == 1, resumed.out << resumed.err);
+  BOOST_TEST(test::slurp(dir / "victim") == "victim");
+  BOOST_TEST(!fs::is_symlink(repro));
+  BOOST_TEST(test::slurp(repro).find("exec ") != std::string::npos);
 }

@@ -204,7 +204,12 @@ BOOST_AUTO_TEST_CASE(bad_fuzz_options_are_one_line_and_exit_2) {
                            // A summary that cannot be written is said before the first trial,
                            // not after the campaign.
                            "fuzz --trials 1000 --json /nonexistent/s.json",
-                           "fuzz --trials 1000 --junit /nonexistent/s.xml"}) {
+                           "fuzz --trials 1000 --junit /nonexistent/s.xml",
+                           // Non-finite and out-of-range shares; a share of locks none of
+                           // which can be explored; a campaign option with --resume.
+                           "fuzz --explore-share nan", "fuzz --explore-share inf",
+                           "fuzz --explore-share -0.5", "fuzz --lock pthread-rwlock --explore-share 1",
+                           "fuzz --resume /nonexistent --explore-share 0.5"}) {
     ProcessResult r = run_rwstress(args);
     BOOST_TEST(r.exit_code == 2, args << ": " << r.out << r.err);
     BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, args << ": " << r.err);
@@ -606,6 +611,16 @@ BOOST_AUTO_TEST_CASE(resume_and_merge_refuse_lines_the_campaign_did_not_write) {
       {"shard_count 0", {header.dump(), lines[1]}},
       {"verdict BOGUS", {lines[0], edited("verdict", "BOGUS")}},
       {"a lock not in the set", {lines[0], edited("lock", "mcs")}},
+      // A line that disagrees with itself: a PASS edited to HANG (exit 0,
+      // "-> PASS"), an exit code edited, a last line edited, a signal on a
+      // PASS, violations on a PASS.
+      {"HANG with exit 0", {lines[0], edited("verdict", "HANG")}},
+      {"PASS with exit 3", {lines[0], edited("exit_code", 3)}},
+      {"PASS saying -> FAIL", {lines[0], edited("last_line", "rwstress --lock xadd -> FAIL")}},
+      {"PASS with a signal", {lines[0], edited("signal", "SIGSEGV")}},
+      {"PASS with violations", {lines[0], edited("violations", nlohmann::json::array({"writer-exclusion"}))}},
+      // No header: a trial's line first (it has an argv too).
+      {"no header", {lines[1], lines[2]}},
   };
   int n = 0;
   for (const auto& [what, content] : cases) {
@@ -617,11 +632,40 @@ BOOST_AUTO_TEST_CASE(resume_and_merge_refuse_lines_the_campaign_did_not_write) {
     ProcessResult r = run_rwstress("fuzz --resume " + bad);
     BOOST_TEST(r.exit_code == 2, what << ": " << r.out << r.err);
     BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, what << ": " << r.err);
+    if (what.find("exit") != std::string::npos || what.find("PASS") != std::string::npos)
+      BOOST_TEST(r.err.find("disagrees with itself") != std::string::npos, what << ": " << r.err);
+    if (what == "no header")
+      BOOST_TEST(r.err.find("no campaign header") != std::string::npos, what << ": " << r.err);
+    BOOST_TEST(r.err.find("not expected") == std::string::npos, what << ": " << r.err);
     BOOST_TEST(r.out.find("finding") == std::string::npos, what << ": " << r.out);
     if (what == "a line of another campaign") continue;  // merge cannot redraw a campaign
     ProcessResult m = run_rwstress("fuzz merge " + good + " " + bad);
     BOOST_TEST(m.exit_code == 2, what << " (merge): " << m.out << m.err);
   }
+}
+
+// The header stores the campaign's identity; resuming re-reads it and
+// must find the same campaign for every value it can hold (a NaN share
+// once wrote null and could never be resumed). A campaign with every
+// stored field away from its default resumes; lines of text read back are
+// shown escaped and cut.
+BOOST_AUTO_TEST_CASE(a_campaign_header_round_trips_every_value_it_stores) {
+  ScratchDir dir;
+  const std::string camp = dir / "odd";
+  ProcessResult a = run_rwstress("fuzz --trials 5 --seed 0xfffffffffffffff1 --lock xadd,ticket "
+                                 "--trial-time 130ms --explore-share 0.1234567890123 --shard 1/3 "
+                                 "--out " + camp);
+  BOOST_REQUIRE(a.exit_code == 0);
+  const nlohmann::json header = nlohmann::json::parse(lines_of(fs::path(camp) / "trials.jsonl")[0]);
+  BOOST_TEST(nlohmann::json::parse(header.dump()) == header);
+  BOOST_TEST(header["campaign"]["explore_share"].get<double>() == 0.1234567890123);
+  BOOST_TEST(header["campaign"]["seed"].get<std::uint64_t>() == 0xfffffffffffffff1ULL);
+  BOOST_TEST(header["campaign"]["trial_time"] == "130ms");
+  BOOST_TEST(header["shard_index"] == 1);
+  BOOST_TEST(header["shard_count"] == 3);
+  ProcessResult again = run_rwstress("fuzz --resume " + camp);
+  BOOST_TEST(again.exit_code == 0, again.out << again.err);
+  BOOST_TEST(again.err.find("another campaign") == std::string::npos, again.err);
 }
 
 }  // namespace

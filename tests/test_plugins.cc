@@ -463,6 +463,15 @@ BOOST_AUTO_TEST_CASE(a_semaphore_that_loses_a_unit_is_units_lost) {
   BOOST_TEST(r.exit_code == 1, r.out + r.err);
   BOOST_TEST(r.out.find("only 1 of the 2 units could be taken") != std::string::npos, r.out);
   BOOST_TEST(r.out.find("units lost") != std::string::npos, r.out);
+  // The leak takes the last unit: every thread waits in down() and nobody
+  // holds. A HANG, and it says units lost too.
+  ProcessResult last = run_rwstress("--plugin " + plugin("crashing_plugin") +
+                                    " --lock sem-leak-50 --threads 3 --count 1 --duration 300ms "
+                                    "--watchdog 1s");
+  BOOST_TEST(last.exit_code == 3, last.out + last.err);
+  BOOST_TEST(last.out.find("units lost: none of the semaphore's 1 units is held and 3 threads wait "
+                           "in down()") != std::string::npos,
+             last.out);
   for (const char* args : {" --lock sem-futex --threads 4 --count 2 --duration 300ms",
                            " --lock sem-futex --threads 3 --count 1 --duration 300ms"}) {
     ProcessResult ok = run_rwstress("--plugin " + plugin("crashing_plugin") + args);

@@ -305,6 +305,14 @@ BOOST_AUTO_TEST_CASE(binary_compare_refuses_hostile_files) {
   BOOST_TEST(r.out.find("Left out of B's means (they did not PASS a full run): 1 FAIL run") != std::string::npos, r.out);
   BOOST_TEST(r.out.find("[A: 2 runs, B: 1 runs]") != std::string::npos, r.out);
   std::remove(failed.c_str());
+  // What a SIGKILL leaves ("complete": false) is compared, and said.
+  BOOST_TEST(r.out.find("incomplete") == std::string::npos, r.out);
+  const std::string killed = variant("-killed.json", "\"complete\": true", "\"complete\": false");
+  r = test::run_rwstress("compare " + base + "-ok.json " + killed);
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out.find(killed + " is incomplete (\"complete\": false)") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("missing from B's side") != std::string::npos, r.out);
+  std::remove(killed.c_str());
   std::remove((base + "-ok.json").c_str());
 }
 
@@ -322,6 +330,7 @@ BOOST_AUTO_TEST_CASE(golden_console_table) {
   starved.verdict = Verdict::kStarved;
   starved.starved = {"thread 2 (writer): 1 ops, 0.05% of the mean per thread; on a CPU 40%, in a "
                      "run queue 2% of its 0.50s"};
+  starved.starved_judged = 1;  // the line the verdict rests on: '!'
   starved.notes = {"readers never overlapped: the lock serialised them"};
   RunResult hung = runs[1];
   hung.lock = "sem-i386";

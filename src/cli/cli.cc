@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <optional>
-#include <cmath>
 #include <random>
 #include <sstream>
 
@@ -149,7 +149,8 @@ std::string unread_options(const CLI::App& app, const std::string& command,
 // its directory and a merge has none.
 const std::vector<const char*> kCampaignOptions = {
     "--time",  "--trials", "--trial-time", "--out",         "--stop-on-failure", "--dry-run", "--jobs",
-    "--shard", "--resume", "--reproduce",  "--shrink-time", "--trial-memory",    "--trial-cpu"};
+    "--shard", "--resume", "--reproduce",  "--shrink-time", "--trial-memory",    "--trial-cpu",
+    "--explore-share"};
 
 // The options of a command (sub) given at all, out of `names`: the first.
 std::string first_given(const CLI::App& sub, const std::vector<const char*>& names,
@@ -316,7 +317,8 @@ struct RawOptions {
   CLI::App* validate = nullptr;
   CLI::App* fuzz = nullptr;
   CLI::App* fuzz_merge = nullptr;
-  std::string kernel_time = "1m", kernel_files, kernel_config;
+  std::string kernel_time = "1m";
+  std::vector<std::string> kernel_files, kernel_config;  // each repeatable, comma-separated
   bool kernel_no_validate = false;
   bool validate_no_explore = false;
   CLI::App* kernel = nullptr;
@@ -479,10 +481,12 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
       ->take_all();
   kernel->add_option("--files", raw.kernel_files,
                      "rwsem,mutex,ww-mutex,semaphore,qrwlock,percpu-rwsem: the files to build (default: all "
-                     "of them)");
+                     "of them)")
+      ->delimiter(',');
   kernel->add_option("--config", raw.kernel_config,
                      "RWSEM_SPIN_ON_OWNER=y|n,MUTEX_SPIN_ON_OWNER=y|n: the CONFIG_ options the "
-                     "files are built with");
+                     "files are built with")
+      ->delimiter(',');
   kernel->add_option("--time", raw.kernel_time, "validate's budget per lock (default 1m)");
   kernel->add_flag("--explore", cfg.kernel.explore,
                    "also build each file with -DRWSTRESS_KERNEL_EXPLORE and run rwstress explore on "
@@ -712,8 +716,41 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
     if (cfg.threads_for(m->family) > kExploreMaxThreads)
       return fmt::format("explore: {} threads for {}; a controlled run takes at most {}",
                          cfg.threads_for(m->family), m->name, kExploreMaxThreads);
-  if (!x.replay.empty() && cfg.locks.size() != 1)
-    return "explore --replay: a recorded schedule is one lock's; name that lock alone";
+  const CLI::App& ex = *raw.explore;
+  if (ex.count("--replay") > 0) {
+    if (x.replay.empty()) return "explore --replay: an empty code (give the code of a replay line)";
+    if (cfg.locks.size() != 1)
+      return "explore --replay: a recorded schedule is one lock's; name that lock alone";
+    // A replay runs the one recorded schedule: its choices carry every
+    // event it took, and nothing is searched or drawn.
+    for (const char* flag : {"--strategy", "--schedules", "--stale-reads", "--ticks",
+                             "--spurious-wakes", "--replays", "--no-shrink"})
+      if (ex.count(flag) > 0)
+        return fmt::format("explore {} does nothing with --replay: a replay runs the one "
+                           "recorded schedule, whose code carries every choice it made",
+                           flag);
+    if (app.count("--seed") > 0)
+      return "explore --seed does nothing with --replay: a replay runs the one recorded schedule, "
+             "whose code carries every choice it made";
+  }
+  if (ex.count("--stale-reads") > 0 && x.memory == ExploreMemory::kSc)
+    return "explore --stale-reads: weak choices are a memory model's (older values read, stores "
+           "placed early); give --memory c11 or --memory tso with it";
+  // An event no selected lock can meet would change nothing (and the
+  // header would claim it): refused where the lock's code is known.
+  for (const LockMeta* m : cfg.locks) {
+    if (m->plugin) continue;  // (a plugin's points are known once it runs: a note then)
+    if (x.signals)
+      return fmt::format("explore --signals: {} has no killable or interruptible wait (in-tree "
+                         "locks have none; the kernel's own files do: rwstress kernel), so no "
+                         "signal could arrive",
+                         m->name);
+    if (x.ticks > 0 && !m->caps.resched_checks)
+      return fmt::format("explore --ticks {}: {}'s spinners never ask need_resched() (in-tree, "
+                         "linux-rwsem's do; so do the kernel's own files), so no tick could "
+                         "change anything",
+                         x.ticks, m->name);
+  }
   std::string error;
   auto step = parse_duration(raw.explore_step_time, &error, std::chrono::nanoseconds(1));
   if (!step) return "explore --step-time: " + error;
@@ -859,15 +896,19 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
                              : "kernel: --source and --version are one choice; give one");
     if (raw.kernel->count("--source") > 0 && k.source.empty())
       return usage_error("kernel --source: an empty path");
-    std::stringstream files(raw.kernel_files);
-    for (std::string f; std::getline(files, f, ',');)
+    if (!k.version.empty() && !kernel_version_text(k.version))
+      return usage_error(fmt::format("kernel --version '{}': want a series like 6.18 or a release "
+                                     "like 6.18.15",
+                                     k.version));
+    for (const std::string& f : raw.kernel_files)
       if (!f.empty()) k.files.push_back(f);
     if (raw.kernel->count("--files") > 0 && k.files.empty())
       return usage_error("kernel --files: name at least one of rwsem, mutex, ww-mutex, semaphore, "
                          "qrwlock, percpu-rwsem");
     std::string error = check_kernel_files(k.files);
     if (error.empty() && !raw.kernel_config.empty())
-      error = parse_kernel_config(raw.kernel_config, &k.config);
+      error = parse_kernel_config(fmt::format("{}", fmt::join(raw.kernel_config, ",")), &k.config);
+    if (error.empty()) error = check_kernel_config_read(k.files, k.config);
     if (!error.empty()) return usage_error(error);
     auto t = parse_duration(raw.kernel_time, &error, std::chrono::seconds(1));
     if (!t) return usage_error("kernel --time: " + error);
@@ -947,6 +988,18 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     }
     if (!cfg.lock_given) cfg.locks = select_locks("all", &error);  // every correct lock
     if (cfg.locks.empty()) return usage_error(error);
+    // (CLI11's range check lets NaN through: every comparison with it is false.)
+    if (!std::isfinite(cfg.fuzz.explore_share) || cfg.fuzz.explore_share < 0 ||
+        cfg.fuzz.explore_share > 1)
+      return usage_error(fmt::format("fuzz --explore-share {}: want a share from 0 to 1",
+                                     cfg.fuzz.explore_share));
+    if (raw.fuzz->count("--explore-share") > 0 && cfg.fuzz.explore_share > 0 &&
+        std::none_of(cfg.locks.begin(), cfg.locks.end(),
+                     [](const LockMeta* m) { return bool(entry_of(*m).explore); }))
+      return usage_error(fmt::format("fuzz --explore-share {}: none of the selected locks can be "
+                                     "explored (library locks and plugins without scheduling "
+                                     "points), so every trial would be a timed one",
+                                     cfg.fuzz.explore_share));
     auto t = parse_duration(raw.fuzz_time, &error, std::chrono::seconds(1));
     if (!t) return usage_error("fuzz --time: " + error);
     cfg.fuzz.time = *t;

@@ -140,6 +140,8 @@ std::string load_compare_side(const std::string& path, CompareSide* out,
                               kind != "suite bkl"))
       return fmt::format("compare: '{}' has kind {}, which rwstress does not write", path, kind.dump());
   }
+  // What a SIGKILL leaves: the runs written so far, and "complete": false.
+  out->incomplete = doc.contains("complete") && doc["complete"] == false;
   int index = 0;
   std::map<std::string, int> left_out;  // verdict -> runs
   try {
@@ -244,6 +246,14 @@ std::vector<std::string> compare_table(const CompareSide& a, const CompareSide& 
   }
   for (const std::string& key : b.order)
     if (!a.figures.count(key)) only_b.push_back(fmt::format("{} ({} runs)", key, b.runs.at(key)));
+  for (const CompareSide* side : {&a, &b})
+    if (side->incomplete) {
+      out.push_back("");
+      out.push_back(fmt::format("{} is incomplete (\"complete\": false): its session was killed "
+                                "before it finished, so the runs it never reached are missing "
+                                "from {}'s side",
+                                side->path, side == &a ? "A" : "B"));
+    }
   for (const CompareSide* side : {&a, &b})
     if (!side->left_out.empty()) {
       out.push_back("");

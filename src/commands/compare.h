@@ -31,6 +31,7 @@ struct CompareSide {
   std::map<std::string, std::vector<std::pair<std::string, Sample>>> figures;
   std::map<std::string, int> runs;  // runs per scenario key
   std::vector<std::string> left_out;  // "2 FAIL runs": runs not in the means, by verdict
+  bool incomplete = false;  // "complete": false: the session never finished (killed mid-way)
 };
 
 // Reads a --json file. Returns "" or one line saying what is wrong.

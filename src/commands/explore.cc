@@ -13,7 +13,9 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "platform/interrupt.h"
 #include "platform/memory_model.h"
 #include "platform/splitmix.h"
 #include "registry/registry.h"
@@ -230,6 +232,10 @@ struct Search {
   std::uint64_t found_at = 0;  // 1-based schedule number
   ExploredSchedule failure;
   std::uint64_t k = 0;  // PCT's step bound: the longest schedule seen
+  // Whether any schedule met a need_resched() check (a tick could come)
+  // or a signal check: --ticks and --signals change nothing otherwise.
+  bool met_tick_check = false;
+  bool met_signal_check = false;
 };
 
 // A lock whose code crashes in a schedule (a waiter left linked on a dead
@@ -241,6 +247,7 @@ namespace crash {
 
 char g_what[256];    // "LOCK: CRASH"
 char g_replay[768];  // "  replay: rwstress ... --replay "
+char g_settings[64];  // ":c11+signals:", between the digest and the choices
 std::atomic<std::uint64_t> g_schedule{0};
 int g_exit = 4;
 
@@ -286,7 +293,7 @@ void handler(int sig) {
     t.add(": the lock's code crashed under this schedule\n");
     t.add(g_replay);
     t.num(s->digest, 16, 16);
-    t.add(":");
+    t.add(g_settings);
     for (std::size_t i = 0; i < s->choices.size();) {
       std::size_t j = i;
       while (j < s->choices.size() && s->choices[j] == s->choices[i]) ++j;
@@ -307,9 +314,10 @@ void handler(int sig) {
   _exit(g_exit);
 }
 
-void arm(const std::string& what, const std::string& replay_prefix) {
+void arm(const std::string& what, const std::string& replay_prefix, const std::string& settings) {
   fmt::format_to_n(g_what, sizeof g_what - 1, "{}", what).out[0] = '\0';
   fmt::format_to_n(g_replay, sizeof g_replay - 1, "{}", replay_prefix).out[0] = '\0';
+  fmt::format_to_n(g_settings, sizeof g_settings - 1, ":{}:", settings).out[0] = '\0';
   g_exit = exit_code_of(Verdict::kCrash);
   g_schedule.store(0, std::memory_order_relaxed);
   struct sigaction sa{};
@@ -326,6 +334,10 @@ ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape& shape,
   crash::g_schedule.store(search.schedules + 1, std::memory_order_relaxed);
   ExploredSchedule e = entry.explore(shape, o);
   ++search.schedules;
+  for (const ctl::Decision& d : e.schedule.decisions) {
+    search.met_tick_check |= d.tick;
+    search.met_signal_check |= d.checking != 0;
+  }
   search.steps += e.schedule.trace.size();
   search.k = std::max<std::uint64_t>(search.k, e.schedule.trace.size());
   return e;
@@ -346,7 +358,7 @@ void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
   ctl::Options o = base_options(cfg);
   o.strategy = ctl::Strategy::kFirst;
   if (note_failure(search, run_schedule(entry, shape, o, search))) return;
-  for (std::uint64_t i = 1; i < cfg.explore.schedules; ++i) {
+  for (std::uint64_t i = 1; i < cfg.explore.schedules && interrupt_signal() == 0; ++i) {
     o = base_options(cfg);
     o.seed = schedule_seed(cfg.seed, i);
     o.strategy = cfg.explore.pct ? ctl::Strategy::kPct : ctl::Strategy::kRandom;
@@ -440,7 +452,7 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
     std::vector<int> prefix;
     search.at_bound = 0;
     for (;;) {
-      if (search.schedules >= cfg.explore.schedules) return;
+      if (search.schedules >= cfg.explore.schedules || interrupt_signal() != 0) return;
       ctl::Options o = options;
       o.strategy = ctl::Strategy::kFirst;
       o.replay = prefix;
@@ -538,6 +550,11 @@ void shrink(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
   std::uint64_t tried = 0;
   for (int c = 0; c < had; ++c)
     for (int t = 0; t < kShrinkTries; ++t) {
+      if (interrupt_signal() != 0) {
+        notes.push_back(fmt::format("not shrunk: {} after {} bounded schedules", interrupted_text(),
+                                    tried));
+        return;
+      }
       ctl::Options o = base_options(cfg);
       o.strategy = ctl::Strategy::kBounded;
       o.preemptions = c;
@@ -582,14 +599,14 @@ ExploreShape shape_of(const RunConfig& cfg, const LockMeta& meta) {
 std::string replay_command(const RunConfig& cfg, const LockMeta& meta, const ExploreShape& shape,
                            const ExploredSchedule& failure) {
   return fmt::format("{} --replay {}", replay_flags(meta, shape, cfg.explore),
-                     encode_replay(failure.schedule.digest,
+                     encode_replay(failure.schedule.digest, replay_settings(cfg.explore),
                                    ctl::essential_choices(failure.schedule)));
 }
 
 void arm_crash(const RunConfig& cfg, const LockMeta& meta, const ExploreShape& shape) {
   crash::arm(fmt::format("{}: CRASH", meta.name),
-             fmt::format("  replay: rwstress {} --replay ",
-                         replay_flags(meta, shape, cfg.explore)));
+             fmt::format("  replay: rwstress {} --replay ", replay_flags(meta, shape, cfg.explore)),
+             replay_settings_text(replay_settings(cfg.explore)));
 }
 
 std::string strategy_text(const RunConfig::Explore& x) {
@@ -603,7 +620,7 @@ std::string strategy_text(const RunConfig::Explore& x) {
 int replays_matching(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
                      const ExploredSchedule& failure, int times) {
   int same = 0;
-  for (int i = 0; i < times; ++i) {
+  for (int i = 0; i < times && interrupt_signal() == 0; ++i) {
     ctl::Options o = base_options(cfg);
     o.strategy = ctl::Strategy::kFirst;
     o.replay = failure.schedule.choices;
@@ -628,8 +645,30 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
                const ExploreShape& shape, const Output& out) {
   std::uint64_t digest = 0;
   std::vector<int> choices;
-  if (std::string err = decode_replay(cfg.explore.replay, &digest, &choices); !err.empty()) {
+  ReplaySettings found;
+  if (std::string err = decode_replay(cfg.explore.replay, &digest, &found, &choices); !err.empty()) {
     out.error("explore --replay: " + err);
+    return 2;
+  }
+  // The code's settings are what its schedule means: replayed under
+  // others, a FAIL under the model would pass, step for step.
+  if (const ReplaySettings given = replay_settings(cfg.explore); !(given == found)) {
+    std::vector<std::string> differ;
+    if (given.memory != found.memory)
+      differ.push_back(found.memory == ExploreMemory::kSc
+                           ? fmt::format("without a memory model (this command gives --memory {})",
+                                         memory_name(given.memory))
+                           : fmt::format("under --memory {} (this command gives {})",
+                                         memory_name(found.memory),
+                                         given.memory == ExploreMemory::kSc
+                                             ? std::string("none")
+                                             : "--memory " + std::string(memory_name(given.memory))));
+    if (given.signals != found.signals)
+      differ.push_back(found.signals ? "with --signals (this command has none)"
+                                     : "without --signals (this command gives it)");
+    out.error(fmt::format("explore --replay: the schedule was recorded {}: give the options of "
+                          "its replay line",
+                          fmt::join(differ, " and ")));
     return 2;
   }
   ctl::Options o = base_options(cfg);
@@ -639,11 +678,22 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
   ExploredSchedule e = entry.explore(shape, o);
   out.print(fmt::format("rwstress explore: replaying a schedule of {} recorded choices on {} ({})",
                         choices.size(), meta.name, shape_text(shape)));
-  if (e.schedule.outcome == ctl::Outcome::kReplayDiverged || e.schedule.digest != digest) {
+  if (e.schedule.outcome == ctl::Outcome::kReplayDiverged) {
     out.error(fmt::format("explore --replay: the schedule does not replay on {} with this shape "
                           "(it left the recorded steps at step {}); give the lock, the shape and "
                           "the knobs of its replay line",
                           meta.name, std::min(e.schedule.trace.size(), choices.size())));
+    return 2;
+  }
+  if (e.schedule.digest != digest) {
+    // Every recorded choice was taken, but the steps themselves (points,
+    // words, values) were not the recorded ones.
+    out.error(fmt::format("explore --replay: the schedule does not replay on {} with this shape: "
+                          "all {} recorded choices were taken, but the steps differ from the "
+                          "recorded ones (digest {:016x}, recorded {:016x}): the lock's code, the "
+                          "shape, its knobs, --ops, --step-time or --max-steps are not those of "
+                          "the run that found it",
+                          meta.name, choices.size(), e.schedule.digest, digest));
     return 2;
   }
   out.print(fmt::format("{}: {} (the recorded schedule, step for step: digest {:016x})", meta.name,
@@ -686,8 +736,15 @@ std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* 
   return "";
 }
 
-std::string encode_replay(std::uint64_t digest, const std::vector<int>& choices) {
-  std::string code = fmt::format("{:016x}:", digest);
+ReplaySettings replay_settings(const RunConfig::Explore& x) { return {x.memory, x.signals}; }
+
+std::string replay_settings_text(const ReplaySettings& s) {
+  return std::string(memory_name(s.memory)) + (s.signals ? "+signals" : "");
+}
+
+std::string encode_replay(std::uint64_t digest, const ReplaySettings& settings,
+                          const std::vector<int>& choices) {
+  std::string code = fmt::format("{:016x}:{}:", digest, replay_settings_text(settings));
   for (std::size_t i = 0; i < choices.size();) {
     std::size_t j = i;
     while (j < choices.size() && choices[j] == choices[i]) ++j;
@@ -700,14 +757,24 @@ std::string encode_replay(std::uint64_t digest, const std::vector<int>& choices)
 }
 
 std::string decode_replay(const std::string& code, std::uint64_t* digest,
-                          std::vector<int>* choices) {
-  const std::string want = "want DIGEST:T[xN].T[xN]... as a replay line gives it";
+                          ReplaySettings* settings, std::vector<int>* choices) {
+  const std::string want = "want DIGEST:SETTINGS:T[xN].T[xN]... as a replay line gives it";
   const std::size_t colon = code.find(':');
   if (colon != 16) return want;
   auto [p, ec] = std::from_chars(code.data(), code.data() + 16, *digest, 16);
   if (ec != std::errc() || p != code.data() + 16) return want;
+  const std::size_t second = code.find(':', 17);
+  if (second == std::string::npos)
+    return "the code does not say the memory model and signals it was found under (a code "
+           "made before codes carried them has DIGEST:CHOICES): run the search again for a new one";
+  const std::string text = code.substr(17, second - 17);
+  bool known = false;
+  for (ExploreMemory m : {ExploreMemory::kSc, ExploreMemory::kC11, ExploreMemory::kTso})
+    for (bool sig : {false, true})
+      if (text == replay_settings_text({m, sig})) *settings = {m, sig}, known = true;
+  if (!known) return want + " (SETTINGS: sc, c11 or tso, +signals where signals were on)";
   choices->clear();
-  std::stringstream tokens(code.substr(17));
+  std::stringstream tokens(code.substr(second + 1));
   for (std::string tok; std::getline(tokens, tok, '.');) {
     int thread = 0;
     std::uint64_t times = 1;
@@ -756,6 +823,26 @@ int run_explore(const RunConfig& cfg, const Output& out) {
                             cfg.explore.depth,
                             ctl::pct_bound(shape.scenario.threads(), search.k, cfg.explore.depth),
                             shape.scenario.threads(), search.k));
+    // An event asked for that no schedule could take: the option changed
+    // nothing for this lock (in-tree locks are refused before; a plugin's
+    // points show only as it runs).
+    if (cfg.explore.ticks > 0 && !search.met_tick_check)
+      out.print(fmt::format("  note: --ticks {} changed nothing: {} met no need_resched() check in "
+                            "{} schedules",
+                            cfg.explore.ticks, meta->name, search.schedules));
+    if (cfg.explore.signals && !search.met_signal_check)
+      out.print(fmt::format("  note: --signals changed nothing: {} met no signal check (a "
+                            "killable or interruptible wait) in {} schedules",
+                            meta->name, search.schedules));
+    if (!search.found && interrupt_signal() != 0) {
+      // Cut short: what ran found nothing, which proves nothing.
+      out.print(fmt::format("{}: INTERRUPTED by {} after {} schedule{}: none failed, and the "
+                            "search did not finish{} ({}, {:.1f} s)",
+                            meta->name, interrupt_signal_name(interrupt_signal()), search.schedules,
+                            search.schedules == 1 ? "" : "s",
+                            cfg.explore.exhaustive ? " (not complete)" : "", speed, seconds));
+      return 128 + interrupt_signal();
+    }
     if (!search.found) {
       if (search.complete)
         out.print(fmt::format("{}: PASS, complete: {} schedules, every schedule with at most {} "
@@ -783,9 +870,18 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     for (const std::string& n : notes) out.print("  " + n);
     print_failure(cfg, search.failure, shape, out);
     const int same = replays_matching(cfg, entry, shape, search.failure, cfg.explore.replays);
-    out.print(fmt::format("  replayed {} times: {} the same step for step (digest {:016x})",
-                          cfg.explore.replays, same, search.failure.schedule.digest));
+    if (interrupt_signal() == 0)
+      out.print(fmt::format("  replayed {} times: {} the same step for step (digest {:016x})",
+                            cfg.explore.replays, same, search.failure.schedule.digest));
+    else
+      out.print(fmt::format("  not replayed {} times: {}", cfg.explore.replays,
+                            interrupted_text()));
     out.print("  replay: rwstress " + replay_command(cfg, *meta, shape, search.failure));
+    if (const int sig = interrupt_signal()) {
+      out.print(fmt::format("rwstress explore: {} after {}: the locks after it were not "
+                            "explored", interrupted_text(), meta->name));
+      return 128 + sig;
+    }
   }
   return exit_code_of(worst);
 }
@@ -833,6 +929,7 @@ ExploreOutcome explore_quietly(const RunConfig& cfg, const LockMeta& meta) {
     if (!lines.empty()) o.finding = lines.front();
     o.replay = replay_command(cfg, meta, shape, search.failure);
   }
+  if (!search.found && interrupt_signal() != 0) o.verdict = Verdict::kInterrupted, o.complete = false;
   o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return o;
 }

@@ -34,12 +34,26 @@ inline constexpr int kExhaustiveStaleReads = 1;
 // into cfg.explore; "" or one line saying what is wrong.
 std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* out);
 
-// A schedule's choices as the replay code "DIGEST:T[xN].T[xN]..." (the
-// thread of each step, run-length encoded, after the trace digest), and
-// back; "" or one line saying what is wrong with a code.
-std::string encode_replay(std::uint64_t digest, const std::vector<int>& choices);
+// What a recorded schedule means beyond its lock, shape and choices: the
+// memory model its loads and stores were judged under and whether its
+// signal checks deliver fatal signals. The budgets (--stale-reads,
+// --ticks, --spurious-wakes) bound what a search may choose; a replay takes
+// exactly the events its choices record, so they are not part of it.
+struct ReplaySettings {
+  ExploreMemory memory = ExploreMemory::kSc;
+  bool signals = false;
+  bool operator==(const ReplaySettings&) const = default;
+};
+ReplaySettings replay_settings(const RunConfig::Explore& x);
+std::string replay_settings_text(const ReplaySettings& s);  // "sc", "c11+signals"
+
+// A schedule's choices as the replay code "DIGEST:SETTINGS:T[xN].T[xN]..."
+// (the trace digest, the settings, the thread of each step run-length
+// encoded), and back; "" or one line saying what is wrong with a code.
+std::string encode_replay(std::uint64_t digest, const ReplaySettings& settings,
+                          const std::vector<int>& choices);
 std::string decode_replay(const std::string& code, std::uint64_t* digest,
-                          std::vector<int>* choices);
+                          ReplaySettings* settings, std::vector<int>* choices);
 
 // Explores every lock of cfg.locks; returns the exit code of the worst
 // verdict (2 when a --replay code does not replay on this lock and shape).

@@ -166,7 +166,7 @@ std::string write_repro(const std::string& dir, const std::string& exe, const Fi
     }
   }
   script += "exec " + shell_command(run) + "\n";
-  return write_report_file(fmt::format("{}/repro-{}.sh", dir, f.id), script, 0777);
+  return write_chosen_file(fmt::format("{}/repro-{}.sh", dir, f.id), script, 0777);
 }
 
 std::string rwstress_exe() {
@@ -518,7 +518,14 @@ std::string fuzz_resume_args(const std::string& dir, std::vector<std::string>* a
   if (!in) return fmt::format("{}: {}", path, std::strerror(errno ? errno : EIO));
   if (!std::getline(in, line)) return path + ": the file is empty: no campaign header, not a fuzz campaign";
   try {
-    *args = nlohmann::json::parse(line).at("argv").get<std::vector<std::string>>();
+    const nlohmann::json header = nlohmann::json::parse(line);
+    // (A trial's line has an argv too: the header is the one with the
+    // campaign's seed, as read_campaign knows it.)
+    if (!header.is_object() || !header.contains("campaign_seed"))
+      return path + ": its first line is no campaign header: not a fuzz campaign";
+    *args = header.at("argv").get<std::vector<std::string>>();
+    if (std::find(args->begin(), args->end(), "fuzz") == args->end())
+      return path + ": its header's command line is not a fuzz campaign's";
   } catch (const nlohmann::json::exception&) {
     return path + ": no campaign header: not a fuzz campaign";
   }

@@ -16,6 +16,7 @@
 
 #include "commands/fuzz_child.h"
 #include "config/run_config.h"
+#include "platform/printable.h"
 #include "report/report.h"
 
 namespace rwstress {
@@ -132,6 +133,9 @@ std::string read_lines(const std::string& path, std::uint64_t* complete_bytes,
 
 namespace {
 
+// What a summary shows of a text field read back from a log.
+constexpr std::size_t kShownLine = 300;
+
 const char* const kTrialVerdicts[] = {"PASS",  "FAIL",    "HANG",  "STARVED",
                                       "CRASH", "TIMEOUT", "ERROR", "INTERRUPTED"};
 
@@ -162,8 +166,36 @@ HeaderFacts header_facts(const nlohmann::json& h) {
   return f;
 }
 
+// Whether a line agrees with itself: its verdict, exit code, signal,
+// violations and the run's last line ("... -> VERDICT") say the same
+// thing, as the campaign wrote them. "" or the disagreement.
+std::string self_disagreement(const TrialRecord& r) {
+  const int coded = exit_code_of_verdict(r.verdict);
+  const bool by_exit = r.verdict == "PASS" || r.verdict == "FAIL" || r.verdict == "HANG" ||
+                       r.verdict == "STARVED" || (r.verdict == "CRASH" && r.signal.empty());
+  if (by_exit && r.exit_code != coded)
+    return fmt::format("verdict {} with exit code {} (a {} trial exits {})", r.verdict, r.exit_code,
+                       r.verdict, coded);
+  if (r.verdict == "ERROR" && r.exit_code >= 0 && verdict_of_exit(r.exit_code) != "ERROR")
+    return fmt::format("verdict ERROR with exit code {}, which is {}'s", r.exit_code,
+                       verdict_of_exit(r.exit_code));
+  if (!r.signal.empty() && r.verdict != "CRASH")
+    return fmt::format("verdict {} with the signal {} (only a CRASH has one)", r.verdict, r.signal);
+  if (r.verdict == "PASS" && (!r.kinds.empty() || !r.first.empty()))
+    return "verdict PASS with violations";
+  if (const std::size_t arrow = r.last_line.rfind(" -> "); by_exit && arrow != std::string::npos) {
+    const std::string said = r.last_line.substr(arrow + 4);
+    if (std::find(std::begin(kTrialVerdicts), std::end(kTrialVerdicts), said) != std::end(kTrialVerdicts) &&
+        said != r.verdict)
+      return fmt::format("verdict {} but its run's last line says -> {}", r.verdict, said);
+  }
+  return {};
+}
+
 // What the header alone says a trial line must be.
 void check_against_header(const TrialRecord& r, const HeaderFacts& h) {
+  if (std::string why = self_disagreement(r); !why.empty())
+    throw CorruptRecord(fmt::format("trial {} disagrees with itself: {}", r.trial, why));
   if (std::find(std::begin(kTrialVerdicts), std::end(kTrialVerdicts), r.verdict) == std::end(kTrialVerdicts))
     throw CorruptRecord(fmt::format("trial {} has no verdict rwstress gives ('{}')", r.trial, r.verdict));
   if (h.trials > 0 && r.trial >= h.trials)
@@ -355,7 +387,8 @@ std::vector<std::string> summary_lines(const CampaignSummary& s) {
                                 f.id, r.lock, r.verdict,
                                 r.signal.empty() ? "" : " (" + r.signal + ")", kinds_text(r.kinds),
                                 f.trials, r.trial));
-    for (const std::string& line : f.first) lines.push_back("  " + line);
+    // (Lines read back from a log: shown escaped and cut, whatever is in it.)
+    for (const std::string& line : f.first) lines.push_back("  " + printable(line, kShownLine));
     lines.push_back("  reproduce: " + shell_command(f.first_trial.argv));
     if (!f.check) {
       lines.push_back("  not yet rerun or shrunk");

@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -15,7 +18,9 @@
 #include "model/run_result.h"
 #include "model/version.h"
 #include "platform/duration.h"
+#include "platform/interrupt.h"
 #include "platform/spawn.h"
+#include "report/report.h"
 
 namespace rwstress {
 
@@ -40,9 +45,11 @@ const std::vector<KernelFileGroup>& kernel_file_groups() {
 const std::vector<KernelConfigKey>& kernel_config_keys() {
   static const std::vector<KernelConfigKey> keys = {
       {"RWSEM_SPIN_ON_OWNER", true,
-       "rwsem.c spins on a running owner (with osq_lock.c), as x86 distributions build it"},
+       "rwsem.c spins on a running owner (with osq_lock.c), as x86 distributions build it",
+       {"rwsem"}},
       {"MUTEX_SPIN_ON_OWNER", true,
-       "mutex.c spins on a running owner (with osq_lock.c), as x86 distributions build it"},
+       "mutex.c spins on a running owner (with osq_lock.c), as x86 distributions build it",
+       {"mutex", "ww-mutex"}},
   };
   return keys;
 }
@@ -89,6 +96,144 @@ std::string parse_kernel_config(const std::string& text,
   return {};
 }
 
+std::string check_kernel_config_read(const std::vector<std::string>& files,
+                                     const std::vector<std::pair<std::string, bool>>& config) {
+  if (files.empty()) return {};  // every group is built
+  for (const auto& [name, on] : config)
+    for (const KernelConfigKey& key : kernel_config_keys()) {
+      if (name != key.name) continue;
+      const bool read = std::any_of(key.groups.begin(), key.groups.end(), [&](const char* g) {
+        return std::find(files.begin(), files.end(), g) != files.end();
+      });
+      if (!read) {
+        std::string groups;
+        for (const char* g : key.groups) groups += (groups.empty() ? "" : " and ") + std::string(g);
+        return fmt::format("kernel --config {}={}: only {} read{} it, and --files builds none of "
+                           "them: the option would change nothing",
+                           name, on ? "y" : "n", groups, key.groups.size() == 1 ? "s" : "");
+      }
+    }
+  return {};
+}
+
+bool kernel_version_text(const std::string& text) {
+  int parts = 0;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    if (i == start || i - start > 6) return false;
+    ++parts;
+    if (i == text.size()) break;
+    if (text[i] != '.' || ++i == text.size()) return false;
+  }
+  return parts == 2 || parts == 3;
+}
+
+namespace {
+
+// A path a patch names, judged: "" when it is a file under kernel/locking/
+// (no "..", ".", empty or absolute part), else why not.
+std::string patch_path_problem(const std::string& path) {
+  if (path.empty()) return "an empty path";
+  if (path[0] == '"') return "a quoted path (a name git had to escape)";
+  if (path[0] == '/') return "an absolute path";
+  std::vector<std::string> parts;
+  std::stringstream in(path);
+  for (std::string part; std::getline(in, part, '/');) {
+    if (part.empty() || part == "." || part == "..") return "a path with an empty, . or .. part";
+    parts.push_back(part);
+  }
+  if (parts.size() < 3 || parts[0] != "kernel" || parts[1] != "locking")
+    return "outside kernel/locking/ (rwstress kernel builds only that directory)";
+  return {};
+}
+
+// The path of a ---, +++ or diff --git side with -p1's first part dropped;
+// false for /dev/null (a file created or deleted).
+bool strip_p1(std::string side, std::string* path) {
+  if (const auto tab = side.find('\t'); tab != std::string::npos) side.resize(tab);  // a date
+  if (side == "/dev/null") return false;
+  if (!side.empty() && side[0] == '/') {  // judged as absolute
+    *path = side;
+    return true;
+  }
+  const auto slash = side.find('/');
+  *path = slash == std::string::npos ? std::string() : side.substr(slash + 1);
+  if (!side.empty() && side[0] == '"') *path = side;  // judged as quoted
+  return true;
+}
+
+}  // namespace
+
+std::string check_patch_text(const std::string& text) {
+  std::stringstream lines(text);
+  std::string line;
+  long old_left = 0, new_left = 0;  // the hunk being read: its lines still to come
+  std::size_t number = 0;
+  const auto refuse = [&](const std::string& what, const std::string& path = "") {
+    return fmt::format("line {}: {}{}", number, path.empty() ? "" : path + ": ", what);
+  };
+  const auto starts = [&](std::string_view prefix) { return line.rfind(prefix, 0) == 0; };
+  while (std::getline(lines, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (old_left > 0 || new_left > 0) {  // a hunk's body: context, removed and added lines
+      const char c = line.empty() ? ' ' : line[0];
+      if (c == '\\') continue;  // "\ No newline at end of file"
+      if (c == ' ' || c == '-') --old_left;
+      if (c == ' ' || c == '+') --new_left;
+      if (c != ' ' && c != '-' && c != '+') old_left = new_left = 0;  // a short hunk: patch's call
+      continue;
+    }
+    std::string path;
+    if (starts("@@ ")) {
+      long a = 0, b = 1, c = 0, d = 1;
+      if (std::sscanf(line.c_str(), "@@ -%ld,%ld +%ld,%ld @@", &a, &b, &c, &d) == 4 ||
+          std::sscanf(line.c_str(), "@@ -%ld +%ld,%ld @@", &a, &c, &d) == 3 ||
+          (b = 1, std::sscanf(line.c_str(), "@@ -%ld,%ld +%ld @@", &a, &b, &c) == 3) ||
+          (b = d = 1, std::sscanf(line.c_str(), "@@ -%ld +%ld @@", &a, &c) == 2)) {
+        old_left = b;
+        new_left = d;
+      }
+    } else if (starts("--- ") || starts("+++ ")) {
+      if (strip_p1(line.substr(4), &path))
+        if (std::string why = patch_path_problem(path); !why.empty())
+          return refuse(why, line.substr(4));
+    } else if (starts("diff --git ")) {
+      const std::string sides = line.substr(11);
+      const auto b = sides.rfind(" b/");
+      if (sides[0] == '"' || b == std::string::npos)
+        return refuse("a diff --git line whose paths rwstress cannot read (quoted or unusual)");
+      for (const std::string& side : {sides.substr(0, b), sides.substr(b + 1)})
+        if (strip_p1(side, &path))
+          if (std::string why = patch_path_problem(path); !why.empty()) return refuse(why, side);
+    } else if (starts("rename from ") || starts("rename to ") || starts("copy from ") ||
+               starts("copy to ")) {
+      path = line.substr(line.find(' ', 5) + 1);
+      if (std::string why = patch_path_problem(path); !why.empty()) return refuse(why, path);
+    } else if (starts("new file mode ") || starts("deleted file mode ") || starts("old mode ") ||
+               starts("new mode ") || starts("index ")) {
+      const std::string mode = line.substr(line.rfind(' ') + 1);
+      const bool has_mode = !starts("index ") || std::count(line.begin(), line.end(), ' ') == 2;
+      if (has_mode && mode != "100644" && mode != "100755")
+        return refuse(mode == "120000" ? "a symbolic link (rwstress kernel takes regular files only)"
+                                       : fmt::format("file mode {} (regular files only)", mode));
+    } else if (starts("GIT binary patch") || starts("Binary files ")) {
+      return refuse("a binary patch (rwstress kernel takes text diffs of kernel/locking/ only)");
+    } else if (starts("*** ") || starts("***************")) {
+      return refuse("a context diff: give a unified diff (diff -u, git diff, git format-patch)");
+    } else if (starts("Index: ")) {
+      path = line.substr(7);
+      std::string stripped;
+      if (!patch_path_problem(path).empty() &&
+          (!strip_p1(path, &stripped) || !patch_path_problem(stripped).empty()))
+        return refuse("outside kernel/locking/ (rwstress kernel builds only that directory)", path);
+    }
+  }
+  return {};
+}
+
 namespace {
 
 bool is_file(const std::string& p) {
@@ -106,6 +251,28 @@ std::string read_text(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+// A directory's regular files by path relative to it, with the digest of
+// each one's content, in a fixed order.
+std::uint64_t content_digest(const std::string& text);
+std::map<std::string, std::uint64_t> files_under(const fs::path& dir, const fs::path& skip) {
+  std::map<std::string, std::uint64_t> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (!skip.empty() && it->path() == skip) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ec) && !it->is_symlink(ec))
+      files[fs::relative(it->path(), dir).string()] = content_digest(read_text(it->path().string()));
+  }
+  return files;
+}
+std::map<std::string, std::uint64_t> outside_locking(const std::string& work) {
+  return files_under(work, fs::path(work) / "kernel" / "locking");
+}
+fs::path locking_work(const std::string& work) { return fs::path(work) / "kernel" / "locking"; }
 
 // The first line of a log that says what went wrong (a compiler's first
 // error, patch's complaint), or its first line.
@@ -199,6 +366,62 @@ struct Hash {
   }
 };
 
+std::uint64_t content_digest(const std::string& text) {
+  Hash h;
+  h.add(text);
+  return h.h;
+}
+std::uint64_t tree_digest(const fs::path& dir) {
+  Hash h;
+  h.add_tree(dir);
+  return h.h;
+}
+
+// The cache holds code rwstress loads and runs: a directory another user
+// may write is refused, as ssh refuses a key file others can write.
+std::string cache_problem(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0)
+    return fmt::format("kernel --cache {}: {}", dir, std::strerror(errno));
+  if (st.st_uid != geteuid())
+    return fmt::format("kernel --cache {}: owned by uid {}, not by this user (uid {}): its plugins "
+                       "would be loaded and run; give a cache of your own",
+                       dir, st.st_uid, geteuid());
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return fmt::format("kernel --cache {}: writable by others than its owner (mode {:04o}): anyone "
+                       "could put a plugin there for rwstress to load; chmod go-w {}",
+                       dir, st.st_mode & 07777, dir);
+  return {};
+}
+
+// Beside each built plugin: PLUGIN.digest, the digest of the file and of
+// its build inputs. A plugin whose digest does not match (replaced or
+// damaged in the cache) is rebuilt, never loaded. (The digest catches a
+// file changed under its name; against a user who may write the cache,
+// the ownership and mode check is the defence.)
+std::string digest_text(std::uint64_t so, std::uint64_t inputs) {
+  return fmt::format("rwstress-kernel-plugin 1\nso {:016x}\ninputs {:016x}\n", so, inputs);
+}
+bool plugin_matches(const std::string& plugin, std::uint64_t inputs) {
+  return read_text(plugin + ".digest") == digest_text(content_digest(read_text(plugin)), inputs);
+}
+
+// Why a build that failed is not the compiler rejecting the source (a
+// full disk, a permission, a killed or missing compiler): "" when it is.
+// Only the source's fault makes a BUILD row (exit 125: git bisect run
+// skips the commit); anything else is the machine's, exit 2.
+std::string not_the_source(int rc, const std::string& log) {
+  if (rc < 0) return "the compiler could not be started";
+  if (rc >= 128) return fmt::format("the compiler was killed ({})", signal_name(rc - 128));
+  const std::string text = read_text(log);
+  for (const char* machine : {"No space left on device", "Disk quota exceeded", "Permission denied",
+                              "Read-only file system", "Cannot allocate memory",
+                              "virtual memory exhausted", "Killed signal terminated program"})
+    if (text.find(machine) != std::string::npos) return machine;
+  if (rc == 127 || text.empty()) return fmt::format("the compiler exited {} and said nothing", rc);
+  return {};
+}
+
 struct TreeVersion {
   int major = 0, minor = 0, sub = 0;
   std::string name() const { return fmt::format("linux-{}.{}.{}", major, minor, sub); }
@@ -291,16 +514,30 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     out.error(message);
     return 2;
   };
+  // A signal before any lock ran: say what was cut short (the work
+  // directory and a half-built plugin are removed on the way out).
+  auto interrupted_before = [&](const std::string& what) {
+    out.print(fmt::format("rwstress kernel: INTERRUPTED by {} while {}: nothing was judged",
+                          interrupt_signal_name(interrupt_signal()), what));
+    return 128 + interrupt_signal();
+  };
   Layout layout;
   std::string error;
   if (!find_layout(&layout, &error)) return fail(error);
 
   const std::string cache = k.cache_dir.empty() ? default_cache() : k.cache_dir;
   std::error_code ec;
-  for (const char* sub : {"src", "plugins", "logs"}) {
-    fs::create_directories(fs::path(cache) / sub, ec);
+  for (const char* sub : {"", "/src", "/plugins", "/logs"}) {
+    const std::string dir = cache + sub;
+    if (is_dir(dir)) continue;
+    fs::create_directories(dir, ec);
     if (ec) return fail(fmt::format("kernel --cache {}: {}", cache, ec.message()));
+    // Made here: writable by its owner alone, whatever the umask (the
+    // check below refuses a cache others may write).
+    fs::permissions(dir, fs::perms(0755), ec);
   }
+  for (const char* sub : {"", "/src", "/plugins", "/logs"})
+    if (std::string why = cache_problem(cache + sub); !why.empty()) return fail(why);
 
   // The tree: the user's, or Debian's source of --version.
   std::string tree = k.source;
@@ -314,6 +551,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     const int rc = run_program({layout.data_dir + "/kernel-fetch.sh", k.version, cache + "/src",
                                 path_file},
                                log, &error);
+    if (interrupt_signal() != 0) return interrupted_before("fetching linux " + k.version);
     if (rc != 0)
       return fail(rc < 0 ? "kernel --version: " + error
                          : fmt::format("kernel --version {}: {}", k.version, first_problem(log)));
@@ -332,6 +570,33 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
   // The developer's patches, on a copy of kernel/locking/.
   fs::path locking = fs::path(tree) / "kernel" / "locking";
   std::string work;
+  std::map<std::string, std::uint64_t> work_outside;  // the copy's files outside kernel/locking/
+  // Everything a patch did, judged on the copy: nothing outside
+  // kernel/locking/ created or changed, nothing but regular files and
+  // directories anywhere.
+  const auto work_tree_problem = [&](const std::string& dir) -> std::string {
+    std::error_code e;
+    for (auto it = fs::recursive_directory_iterator(dir, e); !e && it != fs::end(it);
+         it.increment(e)) {
+      const fs::file_status st = it->symlink_status(e);
+      if (!fs::is_regular_file(st) && !fs::is_directory(st))
+        return fmt::format("it makes {} a {} (rwstress kernel takes regular files only)",
+                           fs::relative(it->path(), dir).string(),
+                           fs::is_symlink(st) ? "symbolic link" : "special file");
+    }
+    const std::map<std::string, std::uint64_t> now = outside_locking(dir);
+    for (const auto& [path, digest] : now) {
+      const auto was = work_outside.find(path);
+      if (was == work_outside.end() || was->second != digest)
+        return fmt::format("it {} {}, outside kernel/locking/ (rwstress kernel builds only that "
+                           "directory)",
+                           was == work_outside.end() ? "creates" : "changes", path);
+    }
+    for (const auto& [path, digest] : work_outside)
+      if (!now.count(path))
+        return fmt::format("it deletes {}, outside kernel/locking/", path);
+    return {};
+  };
   struct WorkGuard {
     std::string* dir;
     ~WorkGuard() {
@@ -347,8 +612,16 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     fs::copy(locking, fs::path(work) / "kernel" / "locking", fs::copy_options::recursive, ec);
     if (!ec) fs::copy_file(fs::path(tree) / "Makefile", fs::path(work) / "Makefile", ec);
     if (ec) return fail(fmt::format("kernel: cannot copy {}: {}", locking.string(), ec.message()));
+    work_outside = outside_locking(work);
     for (const std::string& patch : k.patches) {
+      if (is_dir(patch))
+        return fail(fmt::format("kernel --patch {}: a directory (give a patch file: git "
+                                "format-patch's, or diff -u's)",
+                                patch));
       if (!is_file(patch)) return fail(fmt::format("kernel --patch {}: no such file", patch));
+      if (std::string why = check_patch_text(read_text(patch)); !why.empty())
+        return fail(fmt::format("kernel --patch {}: {}; nothing was applied", patch, why));
+      const std::uint64_t before = tree_digest(locking_work(work));
       const std::string log = cache + "/logs/patch.log";
       fs::remove(log, ec);
       const std::string abs = fs::absolute(patch).string();
@@ -357,12 +630,21 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
                                          work, "-i", abs};
         if (dry) argv.push_back("--dry-run");
         const int rc = run_program(argv, log, &error);
+        if (interrupt_signal() != 0) return interrupted_before("applying " + patch);
         if (rc != 0)
           return fail(rc < 0 ? "kernel --patch: " + error
                              : fmt::format("kernel --patch {} does not apply to {}'s kernel/locking/ "
                                            "(rwstress kernel builds only that directory): {}",
                                            patch, version.name(), first_problem(log)));
       }
+      // What the patch did, judged on the tree it made (patch(1) has more
+      // ways to name a file than a check of its text can know).
+      if (std::string why = work_tree_problem(work); !why.empty())
+        return fail(fmt::format("kernel --patch {}: {}", patch, why));
+      if (tree_digest(locking_work(work)) == before)
+        return fail(fmt::format("kernel --patch {}: it changed nothing in kernel/locking/ (empty, "
+                                "or file modes only): is it the patch you meant?",
+                                patch));
     }
     locking = fs::path(work) / "kernel" / "locking";
   }
@@ -407,7 +689,9 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     return fail(fmt::format("kernel: {}/kernel-glue/explore-cflags is missing or empty (a broken "
                             "install): the explore build's flags are there", layout.data_dir));
   std::vector<Row> rows;
+  std::string cut;  // what a signal cut short: the table says so and the run ends
   for (const std::string& name : files) {
+    if (!cut.empty()) break;
     const KernelFileGroup& group = *std::find_if(
         kernel_file_groups().begin(), kernel_file_groups().end(),
         [&](const KernelFileGroup& g) { return name == g.name; });
@@ -443,8 +727,16 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
       key.add_tree(locking);
       const std::string plugin = fmt::format("{}/plugins/{}-{:016x}.so", cache, stem, key.h);
       if (is_file(plugin)) {
-        out.print(fmt::format("kernel: {}: {} is cached (same files, layer and flags)", stem, plugin));
-        return plugin;
+        if (plugin_matches(plugin, key.h)) {
+          out.print(fmt::format("kernel: {}: {} is cached (same files, layer and flags; digest "
+                                "checked)",
+                                stem, plugin));
+          return plugin;
+        }
+        out.print(fmt::format("kernel: {}: {} does not match its recorded digest (replaced or "
+                              "damaged): not loaded, rebuilt",
+                              stem, plugin));
+        fs::remove(plugin, ec);
       }
       const std::string log = fmt::format("{}/logs/{}.log", cache, stem);
       fs::remove(log, ec);
@@ -464,12 +756,34 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
       argv.push_back("-o");
       argv.push_back(tmp);
       const int rc = run_program(argv, log, &error);
-      if (rc == 0 && ::rename(tmp.c_str(), plugin.c_str()) == 0) {
-        out.print(fmt::format("kernel: {}: built {}", stem, plugin));
-        return plugin;
+      if (rc == 0) {
+        const std::string recorded = write_chosen_file(
+            plugin + ".digest", digest_text(content_digest(read_text(tmp)), key.h), 0644);
+        if (recorded.empty() && ::rename(tmp.c_str(), plugin.c_str()) == 0) {
+          out.print(fmt::format("kernel: {}: built {}", stem, plugin));
+          return plugin;
+        }
+        fs::remove(tmp, ec);
+        *why = fmt::format("kernel: cannot keep {} in {}/plugins: {}", stem, cache,
+                           recorded.empty() ? std::strerror(errno) : recorded);
+        unwritable = true;
+        return "";
       }
       fs::remove(tmp, ec);
-      *why = rc < 0 ? error : fmt::format("{} (log: {})", first_problem(log), log);
+      if (interrupt_signal() != 0) {
+        cut = fmt::format("building {} (nothing of it was cached)", stem);
+        return "";
+      }
+      if (const std::string machine = not_the_source(rc, log); !machine.empty()) {
+        // Not the source's fault: one line and exit 2, never 125 (git
+        // bisect run would skip every commit).
+        *why = fmt::format("kernel: building {} failed, and not because of the source: {}{}{}",
+                           stem, machine, rc < 0 ? " (" + error + ")" : "",
+                           rc < 0 ? "" : fmt::format(" (log: {})", log));
+        unwritable = true;
+        return "";
+      }
+      *why = fmt::format("{} (log: {})", first_problem(log), log);
       return "";
     };
     const std::string stem = fmt::format("{}-{}", version.prefix(), name);
@@ -477,6 +791,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     const std::string plugin = build({}, stem, &why);
     const std::string explore_plugin =
         plugin.empty() || !k.explore ? "" : build(explore_flags, stem + "-explore", &why);
+    if (!cut.empty()) break;
     if (unwritable) return fail(why);
     if (plugin.empty() || (k.explore && explore_plugin.empty())) {
       for (const char* suffix : group.locks)
@@ -491,9 +806,9 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
         const int rc = run_program({layout.exe, "--plugin", plugin, "validate", "--lock", row.lock,
                                     "--time", format_duration(k.time)},
                                    "", &error);
-        if (rc >= 128) {  // interrupted: the run says so, and stops here
-          out.error(fmt::format("kernel: validate of {} was interrupted", row.lock));
-          return rc;
+        if (interrupt_signal() != 0) {  // interrupted: said in the table
+          cut = fmt::format("validating {}", row.lock);
+          break;
         }
         keep_worst(judge(rc, "validate"), &row);
       }
@@ -509,9 +824,9 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
                                            std::to_string(k.explore_schedules)};
           argv.insert(argv.end(), shape.begin(), shape.end());
           const int rc = run_program(argv, "", &error);
-          if (rc >= 128) {
-            out.error(fmt::format("kernel: explore of {} was interrupted", row.lock));
-            return rc;
+          if (interrupt_signal() != 0) {
+            cut = fmt::format("exploring {}", row.lock);
+            break;
           }
           const Judged one = judge(rc, "explore");
           keep_worst(one, &row);
@@ -519,9 +834,11 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
           for (const std::string& a : shape) text += (text.empty() ? "" : " ") + a;
           explored += fmt::format("{}{}: {}", explored.empty() ? "" : "; ", text, one.verdict);
         }
+        if (!cut.empty()) break;
         row.note += (row.note.empty() ? "" : "\n    ") + fmt::format("explore ({}): {}",
                                                                    explore_plugin, explored);
       }
+      if (!cut.empty()) break;
       rows.push_back(row);
     }
   }
@@ -529,8 +846,9 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
   out.print("");
   std::size_t lock_width = 16;  // k6.18-percpu-rwsem is wider
   for (const Row& r : rows) lock_width = std::max(lock_width, r.lock.size());
-  out.print(fmt::format("{:<{}} {:<32} {:<23} {:<8} {}", "LOCK", lock_width, "FILES", "CONFIG",
-                        "VERDICT", "PLUGIN (run it with --plugin)"));
+  if (!rows.empty() || cut.empty())  // (an interrupted run that judged nothing has no table)
+    out.print(fmt::format("{:<{}} {:<32} {:<23} {:<8} {}", "LOCK", lock_width, "FILES", "CONFIG",
+                          "VERDICT", "PLUGIN (run it with --plugin)"));
   int worst = 0, code = 0;
   for (const Row& r : rows) {
     out.print(fmt::format("{:<{}} {:<32} {:<23} {:<8} {}", r.lock, lock_width, r.files, r.config,
@@ -542,6 +860,17 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
                         : worst == 1 ? "a file does not compile against the layer (exit 125: "
                                        "git bisect run skips this commit)"
                                      : "a lock did not PASS";
+  if (!cut.empty()) {
+    // The rows above ran to their end; the lock cut short and those after
+    // it were not judged: never a PASS.
+    out.print(fmt::format("rwstress kernel: {}: INTERRUPTED by {} while {}: {}", version.name(),
+                          interrupt_signal_name(interrupt_signal()), cut,
+                          rows.empty() ? std::string("nothing was judged")
+                                       : fmt::format("the {} row{} above ran to the end, the rest "
+                                                     "was not judged",
+                                                     rows.size(), rows.size() == 1 ? "" : "s")));
+    return 128 + interrupt_signal();
+  }
   out.print(fmt::format("rwstress kernel: {}: {}", version.name(), summary));
   return code;
 }

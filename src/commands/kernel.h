@@ -30,6 +30,7 @@ struct KernelConfigKey {
   const char* name;  // without CONFIG_
   bool default_on;
   const char* what;
+  std::vector<const char*> groups;  // the --files groups built with it
 };
 const std::vector<KernelConfigKey>& kernel_config_keys();
 
@@ -37,6 +38,19 @@ const std::vector<KernelConfigKey>& kernel_config_keys();
 std::string check_kernel_files(const std::vector<std::string>& files);
 std::string parse_kernel_config(const std::string& text,
                                 std::vector<std::pair<std::string, bool>>* out);
+// "" or one line when a --config key is read by none of the --files
+// groups (empty: every group).
+std::string check_kernel_config_read(const std::vector<std::string>& files,
+                                     const std::vector<std::pair<std::string, bool>>& config);
+// Whether text is a kernel version --version takes: 6.18 or 6.18.15.
+bool kernel_version_text(const std::string& text);
+
+// "" or one line naming what a patch may not do: rwstress kernel builds
+// kernel/locking/ alone, so every path the patch names (both sides of a
+// diff, renames and copies, -p1 applied) must be a regular file under it;
+// links, other file modes, binary patches and formats other than unified
+// diffs are refused before anything is applied.
+std::string check_patch_text(const std::string& text);
 
 // 0 when every lock PASSes; else the exit code of the worst verdict; 125 when
 // the only trouble is a file that does not compile against the layer (git

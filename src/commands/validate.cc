@@ -12,6 +12,7 @@
 #include "model/verdict.h"
 #include "model/version.h"
 #include "platform/duration.h"
+#include "platform/interrupt.h"
 #include "registry/registry.h"
 #include "report/report.h"
 
@@ -273,6 +274,7 @@ StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Out
   out.print(fmt::format("{:<36} {:<8} {:>8} {:>14}", "EXPLORATION", "VERDICT", "SECONDS",
                         "SCHEDULES"));
   for (const ExploreScenario& x : battery) {
+    if (interrupt_signal() != 0) return r;
     RunConfig cfg = explore_config(base, meta, x.readers, x.writers, x.count);
     if (std::string err = parse_explore_strategy(x.strategy, &cfg.explore); !err.empty()) {
       out.error(fmt::format("validate: exploration '{}': {}", x.name, err));  // test_cli checks
@@ -303,7 +305,7 @@ StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Out
                          : fmt::format("{}", o.schedules);
     out.print(fmt::format("{:<36} {:<8} {:>8.2f} {:>14}{}", x.name, verdict_name(o.verdict),
                           o.seconds, schedules, o.finding.empty() ? "" : "  " + o.finding));
-    if (o.verdict != Verdict::kPass)
+    if (o.verdict != Verdict::kPass && o.verdict != Verdict::kInterrupted)
       r.failed.push_back(fmt::format("  {}: rwstress {}", x.name,
                                      o.replay.empty() ? explore_command(cfg, meta) : o.replay));
   }
@@ -335,7 +337,10 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
     std::vector<std::string> failed;
     double elapsed = 0;      // wall time of the battery so far
     std::string first_caught;  // when and by what the first scenario did not PASS
+    std::size_t ran = 0;
     for (const ValidateScenario& v : battery) {
+      if (interrupt_signal() != 0) break;
+      ++ran;
       const auto started = std::chrono::steady_clock::now();
       RunConfig cfg = base;  // --seed, --cpus, --placement, --watchdog, --cs-write, --delay
       cfg.check = true;      // the battery is about verdicts: checkers on, nothing measured
@@ -395,13 +400,15 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
             return mine;
           },
           limit);
+      // A scenario a signal cut short proves nothing by passing.
+      if (interrupt_signal() != 0 && o.verdict == Verdict::kPass) o.verdict = Verdict::kInterrupted;
       worst = worse(worst, o.verdict);
       out.print(fmt::format("{:<28} {:<8} {:>8.2f} {:>10} {:>6}{}", v.name, verdict_name(o.verdict),
                             o.seconds, human_rate(o.ops_per_s),
                             o.jain < 0 ? std::string("-") : fmt::format("{:.2f}", o.jain),
                             o.found[0] ? std::string("  ") + o.found : std::string()));
       elapsed += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      if (o.verdict != Verdict::kPass) {
+      if (o.verdict != Verdict::kPass && o.verdict != Verdict::kInterrupted) {
         failed.push_back(fmt::format("  {}: {}", v.name, cfg.describe(sc.plan)));
         if (first_caught.empty())
           first_caught = fmt::format("first after {:.1f}s: {}, {}{}", elapsed, v.name,
@@ -411,6 +418,15 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
     }
     out.print("");
     // The exploration stage, where the scheduler sees inside the lock.
+    const auto cut_short = [&](const std::string& where) {
+      out.print(fmt::format("validate {}: INTERRUPTED by {} {}: not judged{}", meta->name,
+                            interrupt_signal_name(interrupt_signal()), where,
+                            failed.empty() ? "" : "; what ran did not all PASS, replay each with:"));
+      for (const std::string& f : failed) out.print(f);
+      return 128 + interrupt_signal();
+    };
+    if (interrupt_signal() != 0)
+      return cut_short(fmt::format("in scenario {} of {}", ran, battery.size()));
     const std::size_t timed = failed.size();  // the timed scenarios that did not PASS
     std::string explored;
     if (!base.validate_explore) {
@@ -420,6 +436,10 @@ int run_validate(const RunConfig& base, const Topology& topology, const Output& 
     } else {
       const StageResult x = explore_stage(base, *meta, out);
       if (x.error) return 2;
+      if (interrupt_signal() != 0) {
+        for (const std::string& f : x.failed) failed.push_back(f);
+        return cut_short("in the exploration stage");
+      }
       out.print("");
       worst = worse(worst, x.worst);
       explored = x.failed.empty()

@@ -188,6 +188,12 @@ concept DroppedAroundSleep = requires(L l, int depth) {
 template <class L>
 concept SpinningLock = requires { L::kSpins; };
 
+// A lock whose spinners ask need_resched() where the kernel's do (a tick
+// there is a choice under explore: --ticks). Declared by the lock:
+// `static constexpr bool kAsksNeedResched = true;`.
+template <class L>
+concept AsksNeedResched = requires { L::kAsksNeedResched; };
+
 struct Capabilities {
   bool read_trylock = false;
   bool write_trylock = false;
@@ -197,6 +203,7 @@ struct Capabilities {
   bool spins = false;    // waiters spin instead of sleeping
   bool tuned = false;    // built from a LockTuning: reads the knobs (locks/lock_tuning.h)
   bool killable = false;  // some acquisitions are killable (plugin RWSTRESS_LOCK_KILLABLE)
+  bool resched_checks = false;  // its spinners ask need_resched() (explore --ticks)
 
   bool any_trylock() const { return read_trylock || write_trylock || trylock; }
   std::string describe() const;  // "read-trylock,write-trylock,downgrade" or "-"
@@ -206,7 +213,7 @@ template <class L>
 constexpr Capabilities capabilities_of() {
   return Capabilities{HasReadTrylock<L>, HasWriteTrylock<L>, HasDowngrade<L>,
                       HasTrylock<L> || HasSemTrylock<L>, HasDownTimeout<L>, SpinningLock<L>,
-                      std::is_constructible_v<L, const LockTuning&>};
+                      std::is_constructible_v<L, const LockTuning&>, false, AsksNeedResched<L>};
 }
 
 struct LockMeta {

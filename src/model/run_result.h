@@ -164,6 +164,7 @@ struct RunResult {
 
   std::vector<std::string> starved;  // "thread 4 (writer): 12 ops, 0.001% of the mean"
   int starved_by_cause[4] = {};      // indexed by StarvationCause (model/verdict.h)
+  int starved_judged = 0;  // the first lines of `starved`: those a STARVED verdict rests on
   std::vector<std::string> notes;
   std::vector<std::string> hang_report;  // one line per thread when HANG
   std::string error;                     // a run that could not start (binding failed)

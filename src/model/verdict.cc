@@ -128,7 +128,11 @@ void summarize_run(RunResult& r) {
   // A spinning lock's fairness promise assumes its waiters keep their CPUs:
   // with more threads than CPUs, a preempted waiter holds up the queue.
   const bool preemption_voids_promise = r.spins && r.threads.size() > std::size_t(cpus_used);
+  const bool too_short = r.duration_s < kShareMinRunS;
   bool starved_promised = false;
+  // The lines a STARVED verdict rests on come first (the console marks
+  // them '!'), then those reported and not judged ('~').
+  std::vector<std::string> judged, reported;
   if (!cut_short && r.error.empty()) {
     for (const auto& s : find_starved_threads(r.threads)) {
       const ThreadResult& t = r.threads[size_t(s.thread)];
@@ -152,8 +156,13 @@ void summarize_run(RunResult& r) {
         why = fmt::format(
             " (not judged: injected pauses held the lock {} in all, over a {} run)",
             seconds_text(r.injected_holding_s), seconds_text(r.duration_s));
-      starved_promised |= s.cause == StarvationCause::kLock && promised &&
-                          !preemption_voids_promise && !machine_busy && !injector_held;
+      else if (too_short)
+        why = fmt::format(" (not judged: a {} run is too short to judge a share; {:.0f}ms at least)",
+                          seconds_text(r.duration_s), kShareMinRunS * 1e3);
+      const bool counts = s.cause == StarvationCause::kLock && promised &&
+                          !preemption_voids_promise && !machine_busy && !injector_held &&
+                          !too_short;
+      starved_promised |= counts;
       ++r.starved_by_cause[int(s.cause)];
       std::string where;
       if (t.wall_s > 0 && t.on_cpu_s >= 0)
@@ -163,7 +172,7 @@ void summarize_run(RunResult& r) {
                                        : fmt::format(", {} per operation outside it",
                                                      seconds_text((t.wall_s - t.runq_wait_s) /
                                                                     double(t.ops))));
-      r.starved.push_back(fmt::format("thread {}{}: {} ops, {:.4f}% of the mean per thread{}{}",
+      (counts ? judged : reported).push_back(fmt::format("thread {}{}: {} ops, {:.4f}% of the mean per thread{}{}",
                                       s.thread,
                                       s.role == Role::kHolder
                                           ? std::string()
@@ -186,7 +195,7 @@ void summarize_run(RunResult& r) {
         why = " (not judged: a spinning lock on more threads than CPUs)";
       starved_promised |= why.empty();
       ++r.starved_by_cause[int(StarvationCause::kLock)];
-      r.starved.push_back(fmt::format(
+      (why.empty() ? judged : reported).push_back(fmt::format(
           "thread {}{}: one wait in {} lasted {} ({} of it out of a run queue, from the "
           "watchdog's first look on) while the others completed {} operations: a {} lock "
           "promises every waiter the lock within its bound{}",
@@ -195,6 +204,10 @@ void summarize_run(RunResult& r) {
           fairness_name(r.fairness), why));
     }
   }
+
+  r.starved_judged = int(judged.size());
+  r.starved = std::move(judged);
+  r.starved.insert(r.starved.end(), reported.begin(), reported.end());
 
   // A run that saw a safety violation is FAIL, naming it, whatever happened
   // after: threads that then could not leave the lock are the violation's

@@ -58,6 +58,14 @@ inline constexpr double kPromptGrantS = 1e-3;
 // in 4 of 12 sessions at f858843 (and 6 of 12 with this rule at 0.5), so
 // the bound is 0.4, under a whole CPU of two.
 inline constexpr double kOthersShare = 0.4;
+// A share is judged over a run of at least this long: a shorter one is
+// under three scheduler rounds of a loaded machine (ten runnable threads on
+// two CPUs: ~30 ms a round), and a thread's few operations in it say how
+// it was scheduled, not what the lock did (xadd, 20 ms runs under a load
+// of ten: STARVED in 2 of 4 sessions of 60 runs, in the audit of 5ed15d9).
+// 100 ms runs stay judged: the injected-pause rule was measured on them.
+// Hand-off waits are judged apart (their bound is long past this).
+inline constexpr double kShareMinRunS = 0.1;
 // When the injector's pauses in lock holders (--inject at in-cs,
 // before-release, mid-release or before-wake) add up to at least this share
 // of the run, a thread's few operations may be the injector's doing: a

@@ -53,7 +53,8 @@ inline bool write_all(int fd, const char* p, std::size_t n) {
 // the child. The result counts when its last byte arrives, not when every
 // process holding the pipe has closed it (a lock may fork a grandchild that
 // outlives the run); a child that exits without it has ended all the same.
-// After `limit` with neither, the child is killed.
+// After `limit` with neither, the child is killed. A signal that
+// interrupts this process is passed on to the child.
 template <class Fn>
 ChildEnd run_in_child(Fn fn, std::chrono::nanoseconds limit) {
   ChildEnd end;
@@ -88,7 +89,15 @@ ChildEnd run_in_child(Fn fn, std::chrono::nanoseconds limit) {
     std::memcpy(&size, got.data(), sizeof size);
     return got.size() - sizeof size >= size;
   };
+  bool forwarded = false;
   while (!complete()) {
+    // The session's SIGINT/SIGTERM/SIGHUP reaches the child too (a
+    // `kill -INT` names this process alone): it ends its run INTERRUPTED
+    // and hands that back.
+    if (!forwarded && !reaped && interrupt_signal() != 0) {
+      kill(pid, interrupt_signal());
+      forwarded = true;
+    }
     if (!reaped) {
       const pid_t w = waitpid(pid, &end.status, WNOHANG);
       reaped = w == pid;

@@ -95,8 +95,9 @@ std::vector<std::string> console_details(const RunResult& r, bool verbose, bool 
       lines.push_back(fmt::format("  !   ... and {} more threads (--verbose or --json lists them)",
                                   r.hang_report.size() - listed));
   }
+  // '!': what a STARVED verdict rests on; '~': reported, not judged.
   for (std::size_t i = 0; i < r.starved.size() && i < listed; ++i)
-    lines.push_back("  ~ starved " + r.starved[i]);
+    lines.push_back((int(i) < r.starved_judged ? "  ! starved " : "  ~ starved ") + r.starved[i]);
   if (r.starved.size() > listed) {
     std::string causes;
     for (int c = 0; c < kStarvationCauseCount; ++c)

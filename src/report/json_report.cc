@@ -112,6 +112,7 @@ nlohmann::json run_json(const RunResult& r) {
           {"per_thread", threads},
           {"violations", {{"count", r.violation_count}, {"by_kind", by_kind}, {"first", first}}},
           {"starved", r.starved},
+          {"starved_judged", r.starved_judged},
           {"notes", r.notes},
           {"hang_report", r.hang_report},
           {"error", r.error},
@@ -248,6 +249,7 @@ RunResult run_from(const nlohmann::json& j) {
                                                        "violation kind"),
         f.at("thread"), f.at("detail")});
   r.starved = j.at("starved").get<std::vector<std::string>>();
+  r.starved_judged = std::clamp(j.value("starved_judged", 0), 0, int(r.starved.size()));  // (older files: none)
   r.notes = j.at("notes").get<std::vector<std::string>>();
   r.hang_report = j.at("hang_report").get<std::vector<std::string>>();
   r.error = j.at("error");

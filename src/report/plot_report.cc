@@ -82,7 +82,7 @@ PlotOutput write_plot(const std::string& base, const PlotSpec& spec) {
     for (const auto& [x, y] : s.points) dat += fmt::format("{:.9g} {:.9g}\n", x, y);
     dat += "\n\n";  // gnuplot: next index
   }
-  if (std::string err = write_report_file(base + ".dat", dat); !err.empty())
+  if (std::string err = write_chosen_file(base + ".dat", dat); !err.empty())
     return {{}, {"--plot: " + err}};
   std::string plot = "plot ";
   for (size_t i = 0; i < spec.series.size(); ++i) {
@@ -98,15 +98,16 @@ PlotOutput write_plot(const std::string& base, const PlotSpec& spec) {
       spec.extra);
   // The script kept beside the images names them; gnuplot itself is run on
   // a copy that draws into a private directory, and the images reach their
-  // names through write_report_file like every other file (gnuplot's own
-  // fopen would follow a planted link and truncate what it points at).
+  // names through write_chosen_file like every name rwstress picks
+  // (gnuplot's own fopen would follow a planted link and truncate what it
+  // points at; a link at PREFIX.svg is replaced, not written through).
   auto script_for = [&](const std::string& svg, const std::string& png) {
     return body + fmt::format("set terminal svg size 960,540 dynamic\nset output {}\n{}\n",
                               quoted(svg), plot) +
            fmt::format("set terminal pngcairo size 960,540\nset output {}\n{}\nset output\n",
                        quoted(png), plot);
   };
-  if (std::string err = write_report_file(base + ".gp", script_for(base + ".svg", base + ".png"));
+  if (std::string err = write_chosen_file(base + ".gp", script_for(base + ".svg", base + ".png"));
       !err.empty())
     return {{}, {"--plot: " + err}};
   std::string gnuplot = find_gnuplot();
@@ -124,14 +125,14 @@ PlotOutput write_plot(const std::string& base, const PlotSpec& spec) {
     return out;
   }
   const std::string svg = scratch + "/plot.svg", png = scratch + "/plot.png", gp = scratch + "/plot.gp";
-  std::string err = write_report_file(gp, script_for(svg, png));
+  std::string err = write_chosen_file(gp, script_for(svg, png));
   if (err.empty()) err = run_gnuplot(gnuplot, gp);
   for (const auto& [drawn, wanted] : {std::pair{svg, base + ".svg"}, std::pair{png, base + ".png"}}) {
     std::ifstream in(drawn, std::ios::binary);
     std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (err.empty() && ((!in.good() && !in.eof()) || image.empty())) err = "gnuplot wrote no image";
     if (err.empty())
-      if (std::string werr = write_report_file(wanted, image); !werr.empty())
+      if (std::string werr = write_chosen_file(wanted, image); !werr.empty())
         out.errors.push_back("--plot: " + werr);
     unlink(drawn.c_str());
   }

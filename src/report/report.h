@@ -121,6 +121,11 @@ std::string write_report_file(const std::string& path, const std::string& text,
                               mode_t mode = 0666);
 std::string write_report_file(const std::string& path, const std::vector<ReportPiece>& pieces,
                               mode_t mode = 0666);
+// The same for a name rwstress chose itself inside a directory (a fuzz
+// campaign's repro-ID.sh, a plot's PREFIX.svg, a cache entry): whatever
+// is at the name — a link planted in a shared directory, a device — is
+// replaced by the rename, never written through.
+std::string write_chosen_file(const std::string& path, const std::string& text, mode_t mode = 0666);
 // Whether PATH could be written by write_report_file, without writing it:
 // "" or why not (checked before anything runs).
 std::string check_report_path(const std::string& path);

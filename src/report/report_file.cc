@@ -131,13 +131,15 @@ std::string write_report_file(const std::string& path, const std::string& text, 
   return write_report_file(path, std::vector<ReportPiece>{text}, mode);
 }
 
-std::string write_report_file(const std::string& path, const std::vector<ReportPiece>& pieces,
-                              mode_t mode) {
+namespace {
+
+std::string write_file(const std::string& path, const std::vector<ReportPiece>& pieces, mode_t mode,
+                       bool through_links) {
   if (path.empty()) return "an empty path";
   struct stat st;
   if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) return fmt::format("'{}' is a directory", path);
-    return write_in_place(path, pieces);
+    if (through_links) return write_in_place(path, pieces);
   }
   // A fresh temporary beside the target (mkstemp: O_CREAT|O_EXCL, so a name
   // planted in a shared directory is never followed), then one rename: a
@@ -158,6 +160,17 @@ std::string write_report_file(const std::string& path, const std::vector<ReportP
     err = fmt::format("cannot replace '{}': {}", path, std::strerror(errno));
   if (!err.empty()) unlink(tmp.c_str());
   return err;
+}
+
+}  // namespace
+
+std::string write_report_file(const std::string& path, const std::vector<ReportPiece>& pieces,
+                              mode_t mode) {
+  return write_file(path, pieces, mode, true);
+}
+
+std::string write_chosen_file(const std::string& path, const std::string& text, mode_t mode) {
+  return write_file(path, std::vector<ReportPiece>{text}, mode, false);
 }
 
 }  // namespace rwstress

@@ -70,6 +70,7 @@ class LinuxRwsem {
   static constexpr long kLockMask = kWriterLocked | kReaderMask;
   static constexpr long kReadFailedMask = kWriterLocked | kWaiters | kHandoff;
   static constexpr int kMaxReadersWakeup = 256;
+  static constexpr bool kAsksNeedResched = true;  // its spinners, as the kernel's (explore --ticks)
 
   LinuxRwsem() = default;
   explicit LinuxRwsem(const LockTuning& t) : tuning_(t) {}
