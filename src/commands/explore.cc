@@ -562,15 +562,19 @@ void shrink(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
       o.seed = schedule_seed(cfg.seed ^ 0x5348524e4bULL, std::uint64_t(c) * kShrinkTries + t);
       ExploredSchedule e = entry.explore(shape, o);
       ++tried;
-      if (e.verdict == Verdict::kPass || e.schedule.preemptions >= had) continue;
+      // The same failure class only: the verdict printed, the exit status
+      // and the replay line all describe the one schedule kept (an xadd
+      // FAIL shrunk into a HANG once printed HANG and exited 1).
+      if (e.verdict != search.failure.verdict || e.schedule.preemptions >= had) continue;
       notes.push_back(fmt::format("shrunk from {} preemption{} to {} ({} bounded schedules tried)",
                                   had, had == 1 ? "" : "s", e.schedule.preemptions, tried));
       search.failure = std::move(e);
       return;
     }
   notes.push_back(fmt::format("not shrunk: no schedule with fewer than {} preemption{} failed "
-                              "in {} tried",
-                              had, had == 1 ? "" : "s", tried));
+                              "the same way ({}) in {} tried",
+                              had, had == 1 ? "" : "s", verdict_name(search.failure.verdict),
+                              tried));
 }
 
 // The strategy's search: every schedule within the bound, or samples.
