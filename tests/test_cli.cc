@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "commands/explore.h"
+#include "commands/kernel.h"
 #include "commands/validate.h"
 #include "injectors/inject_spec.h"
 #include "registry/registry.h"
@@ -708,6 +709,15 @@ BOOST_AUTO_TEST_CASE(kernel_refuses_patches_outside_kernel_locking_and_patches_t
                                          "A counting semaphore, patched\n"));
   BOOST_TEST(good.exit_code == 0, good.out << good.err);
   BOOST_TEST(good.out.find("patched with") != std::string::npos, good.out);
+  // A git rename and a copy within kernel/locking/ pass the check.
+  BOOST_TEST(check_patch_text("diff --git a/kernel/locking/a.c b/kernel/locking/b.c\nsimilarity "
+                              "index 100%\nrename from kernel/locking/a.c\nrename to "
+                              "kernel/locking/b.c\ndiff --git a/kernel/locking/b.c "
+                              "b/kernel/locking/c.c\ncopy from kernel/locking/b.c\ncopy to "
+                              "kernel/locking/c.c\n") == "");
+  BOOST_TEST(check_patch_text("diff --git a/kernel/locking/a.c b/kernel/locking/a.c\ncopy from "
+                              "kernel/locking/a.c\ncopy to kernel/x.c\n")
+                 .find("kernel/x.c: outside kernel/locking/") != std::string::npos);
 }
 
 // The cache is code rwstress loads: a plugin that does not match the

@@ -166,6 +166,9 @@ bool strip_p1(std::string side, std::string* path) {
 
 }  // namespace
 
+// The lines of a git diff that name a path without a/ and b/.
+constexpr std::string_view kNamedBy[] = {"rename from ", "rename to ", "copy from ", "copy to "};
+
 std::string check_patch_text(const std::string& text) {
   std::stringstream lines(text);
   std::string line;
@@ -208,9 +211,11 @@ std::string check_patch_text(const std::string& text) {
       for (const std::string& side : {sides.substr(0, b), sides.substr(b + 1)})
         if (strip_p1(side, &path))
           if (std::string why = patch_path_problem(path); !why.empty()) return refuse(why, side);
-    } else if (starts("rename from ") || starts("rename to ") || starts("copy from ") ||
-               starts("copy to ")) {
-      path = line.substr(line.find(' ', 5) + 1);
+    } else if (const auto named = std::find_if(
+                   std::begin(kNamedBy), std::end(kNamedBy),
+                   [&](std::string_view prefix) { return starts(prefix); });
+               named != std::end(kNamedBy)) {  // rename/copy from/to: the path as it is
+      path = line.substr(named->size());
       if (std::string why = patch_path_problem(path); !why.empty()) return refuse(why, path);
     } else if (starts("new file mode ") || starts("deleted file mode ") || starts("old mode ") ||
                starts("new mode ") || starts("index ")) {
