@@ -591,7 +591,7 @@ BOOST_AUTO_TEST_CASE(a_replay_refuses_other_settings_and_what_it_would_ignore) {
 // shrunk schedule of the other class is there to be taken).
 BOOST_AUTO_TEST_CASE(the_verdict_printed_is_the_one_returned_and_replayed) {
   int shrunk = 0;
-  for (int seed = 0; seed < 12; ++seed) {
+  for (int seed = 0; seed < 6; ++seed) {  // (seeds 1 and 2 printed one verdict and returned another)
     std::vector<std::string> lines;
     const std::vector<std::string> search = {"explore", "--lock", "busted-racy-readers", "--readers",
                                              "2", "--writers", "1", "--strategy", "random",
