@@ -164,10 +164,10 @@ bool strip_p1(std::string side, std::string* path) {
   return true;
 }
 
-}  // namespace
-
 // The lines of a git diff that name a path without a/ and b/.
 constexpr std::string_view kNamedBy[] = {"rename from ", "rename to ", "copy from ", "copy to "};
+
+}  // namespace
 
 std::string check_patch_text(const std::string& text) {
   std::stringstream lines(text);
@@ -256,28 +256,6 @@ std::string read_text(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
-
-// A directory's regular files by path relative to it, with the digest of
-// each one's content, in a fixed order.
-std::uint64_t content_digest(const std::string& text);
-std::map<std::string, std::uint64_t> files_under(const fs::path& dir, const fs::path& skip) {
-  std::map<std::string, std::uint64_t> files;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
-       it.increment(ec)) {
-    if (!skip.empty() && it->path() == skip) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file(ec) && !it->is_symlink(ec))
-      files[fs::relative(it->path(), dir).string()] = content_digest(read_text(it->path().string()));
-  }
-  return files;
-}
-std::map<std::string, std::uint64_t> outside_locking(const std::string& work) {
-  return files_under(work, fs::path(work) / "kernel" / "locking");
-}
-fs::path locking_work(const std::string& work) { return fs::path(work) / "kernel" / "locking"; }
 
 // The first line of a log that says what went wrong (a compiler's first
 // error, patch's complaint), or its first line.
@@ -376,11 +354,27 @@ std::uint64_t content_digest(const std::string& text) {
   h.add(text);
   return h.h;
 }
-std::uint64_t tree_digest(const fs::path& dir) {
-  Hash h;
-  h.add_tree(dir);
-  return h.h;
+
+// A directory's regular files (not links) by path relative to it, with
+// the digest of each one's content; `skip`: a subdirectory left out.
+using FileDigests = std::map<std::string, std::uint64_t>;
+FileDigests files_under(const fs::path& dir, const fs::path& skip = {}) {
+  FileDigests files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (!skip.empty() && it->path() == skip) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_regular_file(ec) && !it->is_symlink(ec))
+      files[fs::relative(it->path(), dir).string()] = content_digest(read_text(it->path().string()));
+  }
+  return files;
 }
+// A patch's work copy: kernel/locking/ (and the Makefile) under `work`.
+fs::path locking_work(const std::string& work) { return fs::path(work) / "kernel" / "locking"; }
+FileDigests outside_locking(const std::string& work) { return files_under(work, locking_work(work)); }
 
 // The cache holds code rwstress loads and runs: a directory another user
 // may write is refused, as ssh refuses a key file others can write.
@@ -534,15 +528,14 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
   std::error_code ec;
   for (const char* sub : {"", "/src", "/plugins", "/logs"}) {
     const std::string dir = cache + sub;
-    if (is_dir(dir)) continue;
-    fs::create_directories(dir, ec);
-    if (ec) return fail(fmt::format("kernel --cache {}: {}", cache, ec.message()));
-    // Made here: writable by its owner alone, whatever the umask (the
-    // check below refuses a cache others may write).
-    fs::permissions(dir, fs::perms(0755), ec);
+    if (!is_dir(dir)) {
+      fs::create_directories(dir, ec);
+      if (ec) return fail(fmt::format("kernel --cache {}: {}", cache, ec.message()));
+      // Made here: writable by its owner alone, whatever the umask.
+      fs::permissions(dir, fs::perms(0755), ec);
+    }
+    if (std::string why = cache_problem(dir); !why.empty()) return fail(why);
   }
-  for (const char* sub : {"", "/src", "/plugins", "/logs"})
-    if (std::string why = cache_problem(cache + sub); !why.empty()) return fail(why);
 
   // The tree: the user's, or Debian's source of --version.
   std::string tree = k.source;
@@ -575,7 +568,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
   // The developer's patches, on a copy of kernel/locking/.
   fs::path locking = fs::path(tree) / "kernel" / "locking";
   std::string work;
-  std::map<std::string, std::uint64_t> work_outside;  // the copy's files outside kernel/locking/
+  FileDigests work_outside;  // the copy's files outside kernel/locking/
   // Everything a patch did, judged on the copy: nothing outside
   // kernel/locking/ created or changed, nothing but regular files and
   // directories anywhere.
@@ -589,7 +582,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
                            fs::relative(it->path(), dir).string(),
                            fs::is_symlink(st) ? "symbolic link" : "special file");
     }
-    const std::map<std::string, std::uint64_t> now = outside_locking(dir);
+    const FileDigests now = outside_locking(dir);
     for (const auto& [path, digest] : now) {
       const auto was = work_outside.find(path);
       if (was == work_outside.end() || was->second != digest)
@@ -614,7 +607,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     if (!mkdtemp(templ.data())) return fail(fmt::format("kernel: cannot make a work directory in {}", cache));
     work = templ;
     fs::create_directories(fs::path(work) / "kernel", ec);
-    fs::copy(locking, fs::path(work) / "kernel" / "locking", fs::copy_options::recursive, ec);
+    fs::copy(locking, locking_work(work), fs::copy_options::recursive, ec);
     if (!ec) fs::copy_file(fs::path(tree) / "Makefile", fs::path(work) / "Makefile", ec);
     if (ec) return fail(fmt::format("kernel: cannot copy {}: {}", locking.string(), ec.message()));
     work_outside = outside_locking(work);
@@ -626,7 +619,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
       if (!is_file(patch)) return fail(fmt::format("kernel --patch {}: no such file", patch));
       if (std::string why = check_patch_text(read_text(patch)); !why.empty())
         return fail(fmt::format("kernel --patch {}: {}; nothing was applied", patch, why));
-      const std::uint64_t before = tree_digest(locking_work(work));
+      const FileDigests before = files_under(locking_work(work));
       const std::string log = cache + "/logs/patch.log";
       fs::remove(log, ec);
       const std::string abs = fs::absolute(patch).string();
@@ -646,12 +639,12 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
       // ways to name a file than a check of its text can know).
       if (std::string why = work_tree_problem(work); !why.empty())
         return fail(fmt::format("kernel --patch {}: {}", patch, why));
-      if (tree_digest(locking_work(work)) == before)
+      if (files_under(locking_work(work)) == before)
         return fail(fmt::format("kernel --patch {}: it changed nothing in kernel/locking/ (empty, "
                                 "or file modes only): is it the patch you meant?",
                                 patch));
     }
-    locking = fs::path(work) / "kernel" / "locking";
+    locking = locking_work(work);
   }
 
   // The configuration: each key's default, then the user's.
@@ -721,9 +714,10 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     for (const std::string& s : sources) shown += (shown.empty() ? "" : " ") + fs::path(s).filename().string();
 
     // Builds the files with `extra` flags into a cached plugin; "" when it
-    // does not compile (the rows say why), or when the cache cannot be
-    // written (`unwritable`: the run stops with one line).
-    bool unwritable = false;
+    // does not compile (the rows say why), or when the machine is at fault
+    // (the cache cannot be written, the compiler failed for no fault of
+    // the source: `machine_failed`, the run stops with one line, exit 2).
+    bool machine_failed = false;
     auto build = [&](const std::vector<std::string>& extra, const std::string& stem,
                      std::string* why) -> std::string {
       Hash key = layer;
@@ -749,7 +743,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
       const int fd = mkstemp(tmp.data());
       if (fd < 0) {
         *why = fmt::format("kernel: cannot write in {}/plugins", cache);
-        unwritable = true;
+        machine_failed = true;
         return "";
       }
       close(fd);
@@ -771,7 +765,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
         fs::remove(tmp, ec);
         *why = fmt::format("kernel: cannot keep {} in {}/plugins: {}", stem, cache,
                            recorded.empty() ? std::strerror(errno) : recorded);
-        unwritable = true;
+        machine_failed = true;
         return "";
       }
       fs::remove(tmp, ec);
@@ -785,7 +779,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
         *why = fmt::format("kernel: building {} failed, and not because of the source: {}{}{}",
                            stem, machine, rc < 0 ? " (" + error + ")" : "",
                            rc < 0 ? "" : fmt::format(" (log: {})", log));
-        unwritable = true;
+        machine_failed = true;
         return "";
       }
       *why = fmt::format("{} (log: {})", first_problem(log), log);
@@ -797,7 +791,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
     const std::string explore_plugin =
         plugin.empty() || !k.explore ? "" : build(explore_flags, stem + "-explore", &why);
     if (!cut.empty()) break;
-    if (unwritable) return fail(why);
+    if (machine_failed) return fail(why);
     if (plugin.empty() || (k.explore && explore_plugin.empty())) {
       for (const char* suffix : group.locks)
         rows.push_back({fmt::format("{}-{}", version.prefix(), suffix), shown, config_text, "BUILD",

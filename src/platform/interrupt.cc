@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <iterator>
 
 namespace rwstress {
 
@@ -14,7 +15,7 @@ constexpr int kInterrupts[] = {SIGINT, SIGTERM, SIGHUP};
 std::atomic<int> g_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
 
-struct sigaction g_before[3];  // the dispositions the process started with
+struct sigaction g_before[std::size(kInterrupts)];  // the dispositions the process started with
 bool g_installed = false;
 
 void on_signal(int sig) {
@@ -29,13 +30,15 @@ void install_interrupt_handlers() {
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESETHAND | SA_RESTART;
-  for (int i = 0; i < 3; ++i) sigaction(kInterrupts[i], &sa, g_installed ? nullptr : &g_before[i]);
+  for (std::size_t i = 0; i < std::size(kInterrupts); ++i)
+    sigaction(kInterrupts[i], &sa, g_installed ? nullptr : &g_before[i]);
   g_installed = true;
 }
 
 void release_interrupts() {
   if (!g_installed) return;
-  for (int i = 0; i < 3; ++i) sigaction(kInterrupts[i], &g_before[i], nullptr);
+  for (std::size_t i = 0; i < std::size(kInterrupts); ++i)
+    sigaction(kInterrupts[i], &g_before[i], nullptr);
   g_installed = false;
   if (const int sig = g_signal.load(); sig != 0) raise(sig);
 }

@@ -547,7 +547,8 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     return done;
   };
   int done = done_count();
-  Clock::time_point join_deadline = stopped + sc.watchdog;
+  Clock::time_point last_move = stopped;  // a worker finished or passed
+  Clock::time_point join_deadline = last_move + sc.watchdog;
   // However long the workers keep draining (2000 threads through a FIFO
   // lock on 2 CPUs take minutes: each hand-over waits for the one queued
   // thread to get a CPU among a thousand), the join ends by this, a
@@ -582,7 +583,8 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
     if (now_done > done || last_total != join_total) {
       done = now_done;
       join_total = last_total;
-      join_deadline = now + sc.watchdog;
+      last_move = now;
+      join_deadline = last_move + sc.watchdog;
       check.active = false;
     }
     if (done == n) break;
@@ -599,7 +601,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
             waiting_text(), std::chrono::duration<double>(now - stopped).count()));
         break;
       }
-    } else if (now >= join_cap && now - (join_deadline - sc.watchdog) < sc.watchdog / 4) {
+    } else if (now >= join_cap && now - last_move < sc.watchdog / 4) {
       // Still moving at the bound: something finished or passed within the
       // last quarter watchdog. (A last move longer ago may have been the
       // last thread able to: the watchdog then judges the rest, a HANG if
@@ -614,7 +616,11 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
                     : std::string()));
       break;
     }
-    const Clock::time_point next = now < join_deadline ? std::min(join_deadline, join_cap) : check_cap;
+    // The next look: the bound while it is ahead, else the deadline (past
+    // the bound with nothing moving lately, the watchdog judges).
+    const Clock::time_point next = now >= join_deadline ? check_cap
+                                   : now < join_cap     ? std::min(join_deadline, join_cap)
+                                                        : join_deadline;
     std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(
         std::max<std::chrono::nanoseconds>(nap, std::chrono::microseconds(50)), next - now));
     nap = std::min<std::chrono::nanoseconds>(nap * 2, tick);
