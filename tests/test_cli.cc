@@ -560,32 +560,45 @@ BOOST_AUTO_TEST_CASE(binary_cpu_zero_is_cpu_zero) {
 
 // validate's exploration stage: every run's strategy parses, PCT at depths
 // 1 to 3 and one exhaustive search per family, and the fatal-signal run
-// only for a kernel-compat lock with killable entry points.
+// only for a kernel-compat lock with killable entry points; PCT at the
+// 2-thread shape too, and, where the lock's accesses feed the memory
+// model, once under tso and once with no model (a plugin without the
+// model's header: neither).
 BOOST_AUTO_TEST_CASE(validate_exploration_battery_strategies_parse) {
-  for (Family f : {Family::kRwlock, Family::kSemaphore, Family::kMutex}) {
-    rwstress::LockMeta meta{};
-    meta.name = "x";
-    meta.family = f;
-    for (bool killable_layer : {false, true}) {
-      meta.kernel_layer = meta.caps.killable = killable_layer;
-      const auto battery = rwstress::explore_battery(meta);
-      std::set<std::string> names, depths;
-      int exhaustive = 0, signals = 0;
-      for (const auto& x : battery) {
-        RunConfig::Explore e;
-        BOOST_TEST(rwstress::parse_explore_strategy(x.strategy, &e).empty(), x.strategy);
-        BOOST_TEST(names.insert(x.name).second, x.name);  // a row each
-        BOOST_TEST(x.readers + x.writers <= 4);            // the smallest shapes
-        if (e.pct) depths.insert(x.strategy);
-        exhaustive += e.exhaustive;
-        signals += x.signals;
-        if (e.exhaustive) BOOST_TEST(x.readers + x.writers == 2);
+  const rwstress_lock_ops* some_plugin = reinterpret_cast<const rwstress_lock_ops*>(&some_plugin);
+  using Model = rwstress::ExploreScenario::Model;
+  for (Family f : {Family::kRwlock, Family::kSemaphore, Family::kMutex})
+    for (bool modelled : {true, false}) {
+      rwstress::LockMeta meta{};
+      meta.name = "x";
+      meta.family = f;
+      meta.plugin = modelled ? nullptr : some_plugin;
+      for (bool killable_layer : {false, true}) {
+        meta.kernel_layer = meta.caps.killable = killable_layer;
+        const auto battery = rwstress::explore_battery(meta);
+        std::set<std::string> names, depths;
+        int exhaustive = 0, signals = 0, pct_at_two = 0, tso = 0, none = 0;
+        for (const auto& x : battery) {
+          RunConfig::Explore e;
+          BOOST_TEST(rwstress::parse_explore_strategy(x.strategy, &e).empty(), x.strategy);
+          BOOST_TEST(names.insert(x.name).second, x.name);  // a row each
+          BOOST_TEST(x.readers + x.writers <= 4);            // the smallest shapes
+          if (e.pct) depths.insert(x.strategy);
+          exhaustive += e.exhaustive;
+          signals += x.signals;
+          pct_at_two += e.pct && x.readers + x.writers == 2 && x.model == Model::kLocksOwn;
+          tso += x.model == Model::kTso;
+          none += x.model == Model::kNone;
+          if (e.exhaustive) BOOST_TEST(x.readers + x.writers == 2);
+        }
+        BOOST_TEST(depths.size() == 3u);
+        BOOST_TEST(exhaustive == 1);
+        BOOST_TEST(signals == (killable_layer ? 1 : 0));
+        BOOST_TEST(pct_at_two == 1);
+        BOOST_TEST(tso == (modelled ? 1 : 0));
+        BOOST_TEST(none == (modelled ? 1 : 0));
       }
-      BOOST_TEST(depths.size() == 3u);
-      BOOST_TEST(exhaustive == 1);
-      BOOST_TEST(signals == (killable_layer ? 1 : 0));
     }
-  }
 }
 
 // validate's battery: every scenario's --inject spec parses (a bad one would

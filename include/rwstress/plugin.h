@@ -1,4 +1,4 @@
-/* rwstress plugin ABI, version 2: bring your own lock (docs/plugins.md).
+/* rwstress plugin ABI, version 3: bring your own lock (docs/plugins.md).
  *
  * A plugin is a shared object that exports one symbol, rwstress_plugin_v1,
  * returning a NULL-terminated array of lock ops. rwstress allocates each lock
@@ -20,8 +20,9 @@ extern "C" {
 
 /* 2 added `fairness` and `flags` at the end. A plugin built for ABI 1 keeps
  * loading: its table ends before them, and it is judged unfair, without
- * flags. */
-#define RWSTRESS_PLUGIN_ABI 2
+ * flags. 3 added `not_idle`; a plugin built for ABI 1 or 2 keeps loading,
+ * and only the trylock check of a free lock runs after a run. */
+#define RWSTRESS_PLUGIN_ABI 3
 
 enum rwstress_family {
     RWSTRESS_FAMILY_RWLOCK    = 1,
@@ -72,6 +73,14 @@ struct rwstress_lock_ops {
     /* ABI 2 */
     enum rwstress_fairness fairness;        /* left out (0): unfair */
     unsigned flags;                         /* RWSTRESS_LOCK_SPINS | _KILLABLE | _CONTROLLED, or 0 */
+    /* ABI 3 */
+    /* Optional (NULL): called after every thread of a run has left the lock
+     * (a timed run whose threads all finished, an explore schedule that ran
+     * to its end). Returns NULL when every field is back at rest (the lock
+     * word, the wait list, a spinner queue, a hand-off bit), else a short
+     * line naming the field that is not ("the OSQ is held"): the run FAILs
+     * `not-idle` with it (docs/checkers.md). */
+    const char *(*not_idle)(void *lock);
 };
 
 /* The one symbol a plugin exports: a NULL-terminated array of lock ops. */

@@ -529,6 +529,11 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "spurious wake-ups a schedule may deliver, each a choice (default 2; "
                       "exhaustive: 0, and every one offered is searched)")
       ->check(CLI::Range(0, 1000));
+  explore->add_option("--expiries", cfg.explore.expiries,
+                      "timed waits (a semaphore's down_timeout) a schedule may end by their "
+                      "timeout expiring, each a choice: the run's clock jumps to the deadline "
+                      "(default 2; exhaustive: 0, and every one offered is searched)")
+      ->check(CLI::Range(0, 1000));
   explore->add_option("--ticks", cfg.explore.ticks,
                       "kernel-compat layer plugins and linux-rwsem: scheduler ticks a schedule may "
                       "deliver at need_resched() checks, each a choice (a spinner then stops spinning while "
@@ -724,7 +729,7 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
     // A replay runs the one recorded schedule: its choices carry every
     // event it took, and nothing is searched or drawn.
     for (const char* flag : {"--strategy", "--schedules", "--stale-reads", "--ticks",
-                             "--spurious-wakes", "--replays", "--no-shrink"})
+                             "--spurious-wakes", "--expiries", "--replays", "--no-shrink"})
       if (ex.count(flag) > 0)
         return fmt::format("explore {} does nothing with --replay: a replay runs the one "
                            "recorded schedule, whose code carries every choice it made",
@@ -745,6 +750,10 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
                          "locks have none; the kernel's own files do: rwstress kernel), so no "
                          "signal could arrive",
                          m->name);
+    if (x.expiries > 0 && !m->caps.timeout)
+      return fmt::format("explore --expiries {}: {} has no timed wait (in-tree, the semaphores "
+                         "with down_timeout have one), so no timeout could expire",
+                         x.expiries, m->name);
     if (x.ticks > 0 && !m->caps.resched_checks)
       return fmt::format("explore --ticks {}: {}'s spinners never ask need_resched() (in-tree, "
                          "linux-rwsem's do; so do the kernel's own files), so no tick could "

@@ -214,6 +214,7 @@ ctl::Options base_options(const RunConfig& cfg) {
   // Budgets: kFirst (the exhaustive search's extension, a replay) takes
   // no event of its own; the search branches on them within these.
   o.spurious_wakes = cfg.explore.spurious_budget();
+  o.expiries = cfg.explore.expiry_budget();
   o.signals = cfg.explore.signals;
   o.ticks = cfg.explore.tick_budget();
   o.memory = cfg.explore.memory == ExploreMemory::kC11   ? ctl::Memory::kC11
@@ -236,6 +237,7 @@ struct Search {
   // or a signal check: --ticks and --signals change nothing otherwise.
   bool met_tick_check = false;
   bool met_signal_check = false;
+  bool met_timed_wait = false;
 };
 
 // A lock whose code crashes in a schedule (a waiter left linked on a dead
@@ -337,6 +339,7 @@ ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape& shape,
   for (const ctl::Decision& d : e.schedule.decisions) {
     search.met_tick_check |= d.tick;
     search.met_signal_check |= d.checking != 0;
+    search.met_timed_wait |= d.timed != 0;
   }
   search.steps += e.schedule.trace.size();
   search.k = std::max<std::uint64_t>(search.k, e.schedule.trace.size());
@@ -371,8 +374,8 @@ void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
 // What an exhaustive search's schedules take at most, by kind (or, along
 // one schedule, what it took).
 struct ExhaustiveCounts {
-  int preempts = 0, weak = 0, ticks = 0, signals = 0, wakes = 0;
-  int largest() const { return std::max({preempts, weak, ticks, signals, wakes}); }
+  int preempts = 0, weak = 0, ticks = 0, signals = 0, wakes = 0, expiries = 0;
+  int largest() const { return std::max({preempts, weak, ticks, signals, wakes, expiries}); }
 };
 
 ExhaustiveCounts exhaustive_limits(const RunConfig& cfg) {
@@ -383,6 +386,7 @@ ExhaustiveCounts exhaustive_limits(const RunConfig& cfg) {
   limit.ticks = o.ticks;
   limit.signals = o.signals ? o.signal_checks : 0;
   limit.wakes = o.spurious_wakes;
+  limit.expiries = o.expiries;
   return limit;
 }
 
@@ -402,6 +406,7 @@ std::string exhaustive_bounds(const RunConfig& cfg) {
   if (limit.ticks > 0) count(limit.ticks, "tick", "ticks", " at need_resched() checks");
   if (limit.signals > 0) count(limit.signals, "signal", "signals");
   if (limit.wakes > 0) count(limit.wakes, "spurious wake-up", "spurious wake-ups");
+  if (limit.expiries > 0) count(limit.expiries, "expiry", "expiries", " of timed waits");
   std::string text = parts.front();
   for (std::size_t i = 1; i < parts.size(); ++i)
     text += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
@@ -414,18 +419,19 @@ std::string exhaustive_bounds(const RunConfig& cfg) {
 // step was offered under a memory model (each older value its load could
 // read, its store placed early) and a tick at its need_resched() check,
 // then every other eligible thread, one at a signal check with a signal
-// too (--signals), and every blocked thread woken spuriously. Along a
-// schedule at most --preemptions preemptions, --stale-reads weak choices,
-// --ticks ticks, two signals and --spurious-wakes wake-ups. Iterative
+// too (--signals), every blocked thread woken spuriously, and every timed
+// sleeper's timeout expiring. Along a schedule at most --preemptions
+// preemptions, --stale-reads weak choices, --ticks ticks, two signals,
+// --spurious-wakes wake-ups and --expiries expiries. Iterative
 // context bounding: bound 0, then 1, ... (each kind up to its own limit),
 // so the first failure found has the fewest.
 void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
              Search& search) {
-  enum Kind { kPlain, kSignal, kSpurious };
+  enum Kind { kPlain, kSignal, kSpurious, kExpire };
   using Counts = ExhaustiveCounts;
   struct Frame {
     ctl::Decision d;
-    std::uint64_t tried[3];  // threads taken here, by kind
+    std::uint64_t tried[4];  // threads taken here, by kind
     int prev;
     Counts before;  // taken before this decision
     // The alternative taken now.
@@ -448,6 +454,7 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
     most.ticks = std::min(bound, limit.ticks);
     most.signals = std::min(bound, limit.signals);
     most.wakes = std::min(bound, limit.wakes);
+    most.expiries = std::min(bound, limit.expiries);
     std::vector<Frame> stack;
     std::vector<int> prefix;
     search.at_bound = 0;
@@ -476,10 +483,11 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
         const std::uint64_t bit = std::uint64_t(1) << chose;
         const int prev = j > 0 ? ctl::chosen_thread(s.choices[j - 1]) : -1;
         const bool spurious = (d.sleeping & bit) != 0;
+        const bool expired = (d.timed & bit) != 0;
         const bool signal = ctl::signal_chosen(c) && (d.checking & bit) != 0;
         const bool ticked = ctl::signal_chosen(c) && !signal;
         if (j >= stack.size()) {  // (kFirst's own choice: a thread going on, no event)
-          Frame f{d, {bit, 0, 0}, prev, took, chose, kPlain, d.weak, ctl::read_chosen(c), d.tick,
+          Frame f{d, {bit, 0, 0, 0}, prev, took, chose, kPlain, d.weak, ctl::read_chosen(c), d.tick,
                   ticked};
           stack.push_back(f);
         }
@@ -488,11 +496,12 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
         took.ticks += ticked;
         took.signals += signal;
         took.wakes += spurious;
+        took.expiries += expired;
       }
       if (note_failure(search, std::move(e))) return;
       // Back to the deepest decision with an alternative within the
       // bounds: a tick at its step, its next weak choice, then another
-      // thread (with a signal, or woken spuriously).
+      // thread (with a signal, woken spuriously, or its timeout expiring).
       std::vector<int> choices = s.choices;
       bool next = false;
       while (!stack.empty() && !next) {
@@ -514,13 +523,15 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
           take();
           break;
         }
-        for (int k = kPlain; k <= kSpurious && !next; ++k) {
-          const std::uint64_t offered = k == kPlain    ? f.d.eligible
-                                        : k == kSignal ? f.d.checking
-                                                       : f.d.sleeping;
-          const bool room = k == kPlain    ? true
-                            : k == kSignal ? f.before.signals < most.signals
-                                           : f.before.wakes < most.wakes;
+        for (int k = kPlain; k <= kExpire && !next; ++k) {
+          const std::uint64_t offered = k == kPlain      ? f.d.eligible
+                                        : k == kSignal   ? f.d.checking
+                                        : k == kSpurious ? f.d.sleeping
+                                                         : f.d.timed;
+          const bool room = k == kPlain      ? true
+                            : k == kSignal   ? f.before.signals < most.signals
+                            : k == kSpurious ? f.before.wakes < most.wakes
+                                             : f.before.expiries < most.expiries;
           for (int t = 0; t < 64 && room && !next; ++t) {
             const std::uint64_t bit = std::uint64_t(1) << t;
             if (!(offered & bit) || (f.tried[k] & bit)) continue;
@@ -596,6 +607,7 @@ ExploreShape shape_of(const RunConfig& cfg, const LockMeta& meta) {
   ExploreShape shape;
   shape.scenario = cfg.scenario_for(meta);
   shape.ops = cfg.explore.ops;
+  shape.fairness = meta.fairness;
   return shape;
 }
 
@@ -834,6 +846,10 @@ int run_explore(const RunConfig& cfg, const Output& out) {
       out.print(fmt::format("  note: --ticks {} changed nothing: {} met no need_resched() check in "
                             "{} schedules",
                             cfg.explore.ticks, meta->name, search.schedules));
+    if (cfg.explore.expiries > 0 && !search.met_timed_wait)
+      out.print(fmt::format("  note: --expiries {} changed nothing: {} met no timed wait in {} "
+                            "schedules",
+                            cfg.explore.expiries, meta->name, search.schedules));
     if (cfg.explore.signals && !search.met_signal_check)
       out.print(fmt::format("  note: --signals changed nothing: {} met no signal check (a "
                             "killable or interruptible wait) in {} schedules",
@@ -953,6 +969,7 @@ std::string explore_command(const RunConfig& cfg, const LockMeta& meta) {
     budgets += fmt::format(" --stale-reads {}", x.stale_reads);
   if (x.ticks >= 0) budgets += fmt::format(" --ticks {}", x.ticks);
   if (x.spurious_wakes >= 0) budgets += fmt::format(" --spurious-wakes {}", x.spurious_wakes);
+  if (x.expiries >= 0) budgets += fmt::format(" --expiries {}", x.expiries);
   return fmt::format("{} --strategy {} --schedules {}{} --seed {:#x}",
                      replay_flags(meta, shape_of(cfg, meta), x), strategy_text(x), x.schedules,
                      budgets, cfg.seed);

@@ -253,7 +253,8 @@ std::string main_kind(const std::vector<std::string>& kinds) {
   // torn records or a bad final state from one run to the next, and is one
   // bug.
   static const char* const kSpecific[] = {"lock-warning", "ordering", "trylock-truth", "downgrade",
-                                          "lost-wakeup", "semaphore-bound", "semaphore-count"};
+                                          "lost-wakeup", "semaphore-bound", "semaphore-count",
+                                          "not-idle", "preference"};
   for (const char* k : kSpecific)
     if (std::find(kinds.begin(), kinds.end(), k) != kinds.end()) return k;
   return kinds.empty() ? "" : "exclusion";

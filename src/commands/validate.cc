@@ -200,13 +200,26 @@ std::vector<ValidateScenario> validate_battery(Family f, int ncpus) {
 
 std::vector<ExploreScenario> explore_battery(const LockMeta& meta) {
   std::vector<ExploreScenario> b;
+  using Model = ExploreScenario::Model;
   auto add = [&b, &meta](int readers, int writers, int count, std::string strategy,
-                         bool signals) {
+                         bool signals, Model model = Model::kLocksOwn) {
     const std::string who = meta.family == Family::kRwlock ? fmt::format("{}R+{}W", readers, writers)
                             : count > 0 ? fmt::format("{}T count {}", writers, count)
                                         : fmt::format("{}T", writers);
-    b.push_back({fmt::format("{}{} {}", strategy, signals ? " signals" : "", who), readers,
-                 writers, count, std::move(strategy), signals});
+    const char* under = model == Model::kTso ? " tso" : model == Model::kNone ? " no model" : "";
+    b.push_back({fmt::format("{}{} {}{}", strategy, signals ? " signals" : "", who, under),
+                 readers, writers, count, std::move(strategy), signals, model});
+  };
+  // The smallest contended shape too, under each memory model the lock's
+  // accesses feed (the default stale-read budget: a store->load reorder
+  // shows there in a fraction of a second), and the 3-thread shape with no
+  // model at all (every access seen at once: the interleavings alone).
+  const bool modelled = memory_modelled(meta);
+  auto add_models = [&](int readers, int writers, int count, int three_r, int three_w) {
+    add(readers, writers, count, "pct:depth=2", false);
+    if (!modelled) return;
+    add(readers, writers, count, "pct:depth=2", false, Model::kTso);
+    add(three_r, three_w, count, "pct:depth=3", false, Model::kNone);
   };
   // A kernel-compat lock's killable and interruptible sleeps: the
   // bail-out paths, under fatal signals (spurious wake-ups, signal checks).
@@ -216,17 +229,20 @@ std::vector<ExploreScenario> explore_battery(const LockMeta& meta) {
     case Family::kRwlock:
       for (const auto& [r, w] : {std::pair{2, 1}, std::pair{1, 2}})
         for (int d = 1; d <= 3; ++d) add(r, w, 0, fmt::format("pct:depth={}", d), false);
+      add_models(1, 1, 0, 2, 1);
       add(1, 1, 0, exhaustive, false);
       if (killable) add(2, 2, 0, "random", true);
       break;
     case Family::kSemaphore:
       for (int count : {1, 2})
         for (int d = 1; d <= 3; ++d) add(0, 3, count, fmt::format("pct:depth={}", d), false);
+      add_models(0, 2, 1, 0, 3);
       add(0, 2, 1, exhaustive, false);
       if (killable) add(0, 3, 1, "random", true);
       break;
     case Family::kMutex:
       for (int d = 1; d <= 3; ++d) add(0, 3, 0, fmt::format("pct:depth={}", d), false);
+      add_models(0, 2, 0, 0, 3);
       add(0, 2, 0, exhaustive, false);
       if (killable) add(0, 3, 0, "random", true);
       break;
@@ -286,7 +302,10 @@ StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Out
     cfg.explore.schedules = base.validate_explore_schedules * (cfg.explore.exhaustive ? 5 : 1);
     r.exhaustive += cfg.explore.exhaustive;
     cfg.explore.signals = x.signals;
-    cfg.explore.memory = memory_modelled(meta) ? ExploreMemory::kC11 : ExploreMemory::kSc;  // the same schedules, and the ordering check
+    using Model = ExploreScenario::Model;
+    cfg.explore.memory = x.model == Model::kTso                            ? ExploreMemory::kTso
+                         : x.model == Model::kLocksOwn && memory_modelled(meta) ? ExploreMemory::kC11
+                                                                                 : ExploreMemory::kSc;
     if (cfg.explore.exhaustive) cfg.explore.stale_reads = kExhaustiveStaleReads;
     const ChildEnd end = run_in_child(
         [&] { return to_text(explore_quietly(cfg, meta)); }, std::chrono::seconds(600));

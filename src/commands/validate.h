@@ -57,6 +57,9 @@ struct ExploreScenario {
   int count = 0;     // semaphores
   std::string strategy;  // explore --strategy
   bool signals = false;  // explore --signals
+  // The memory model: c11 (its ordering check too) where the lock's
+  // accesses feed it, else none; or none, or tso, by name.
+  enum class Model { kLocksOwn, kNone, kTso } model = Model::kLocksOwn;
 };
 std::vector<ExploreScenario> explore_battery(const LockMeta& meta);
 

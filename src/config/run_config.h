@@ -128,10 +128,13 @@ struct RunConfig {
     // --spurious-wakes and --ticks (need_resched() ticks), per schedule;
     // -1 (not given): 2 for random and pct, 0 for exhaustive, whose search
     // branches on every one offered and takes them only where asked.
+    // --expiries (timed waits whose timeout is chosen to expire) likewise.
     int spurious_wakes = -1;
     int ticks = -1;
+    int expiries = -1;
     int spurious_budget() const { return spurious_wakes >= 0 ? spurious_wakes : exhaustive ? 0 : 2; }
     int tick_budget() const { return ticks >= 0 ? ticks : exhaustive ? 0 : 2; }
+    int expiry_budget() const { return expiries >= 0 ? expiries : exhaustive ? 0 : 2; }
     bool signals = false;            // --signals: a spurious wake of a killable sleep kills
     ExploreMemory memory = ExploreMemory::kSc;  // --memory sc|c11|tso
     int stale_reads = 4;             // --stale-reads: weak choices a schedule may make (older values, early stores)

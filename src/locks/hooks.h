@@ -69,6 +69,11 @@ using Atomic = typename AtomicSeam<Hooks, T>::type;
 template <class Hooks>
 inline constexpr bool kControlled = requires { Hooks::kControlled; };
 
+// Hooks whose instantiation records the operations it performs
+// (controlled::record_ops): the controlled ones, and RecordingHooks below.
+template <class Hooks>
+inline constexpr bool kRecordsOps = kControlled<Hooks> || requires { Hooks::kRecordsOps; };
+
 // The clock and the CPU a lock reads, through the same seam: the run's
 // step clock and the thread's index under control (controlled.h), the
 // steady clock and sched_getcpu() otherwise.
@@ -98,20 +103,8 @@ inline bool spinner_told_to_stop() noexcept {
 template <class Hooks>
 inline void seam_fence(std::memory_order o) noexcept {
   if constexpr (kControlled<Hooks>) controlled::model_fence(int(o));
+  if constexpr (kRecordsOps<Hooks>) controlled::note_op("fence", int(o), -1, nullptr);
   std::atomic_thread_fence(o);
-}
-
-// this_cpu_add on a per-CPU slot, through the same seam: a relaxed
-// fetch_add in the ordinary build (slots are shared past kPercpuSlots
-// threads, so it stays atomic: on x86 a locked add, which is a full barrier
-// the kernel's this_cpu_inc does not have), a local read-modify-write under
-// control, whose store --memory tso buffers as it does the kernel's incl.
-template <class Hooks, class A, class D>
-inline void this_cpu_add(A& slot, D d) noexcept {
-  if constexpr (kControlled<Hooks>)
-    slot.local_add(d);
-  else
-    slot.fetch_add(d, std::memory_order_relaxed);
 }
 
 // The hooks of a lock's controlled instantiation (rwstress explore): every
@@ -127,6 +120,19 @@ struct ControlledHooks {
     else
       controlled::point(hook_point_name(p));
   }
+  static constexpr bool spurious_futex_return() noexcept { return false; }
+};
+
+// The ordinary instantiation with its operations recorded: controlled
+// atomics (outside a controlled run each is the std::atomic operation it
+// names, and records itself), every `kControlled` branch of the lock taking
+// its ordinary side. The test that both builds perform the same operations
+// (run/op_sequence.h) runs a lock over these hooks and over ControlledHooks.
+struct RecordingHooks {
+  static constexpr bool kRecordsOps = true;
+  template <class T>
+  using Atomic = controlled::Atomic<T>;
+  static constexpr void at(HookPoint) noexcept {}
   static constexpr bool spurious_futex_return() noexcept { return false; }
 };
 

@@ -194,6 +194,27 @@ concept SpinningLock = requires { L::kSpins; };
 template <class L>
 concept AsksNeedResched = requires { L::kAsksNeedResched; };
 
+// The idle check of the lock contract (docs/checkers.md, `not-idle`): once
+// every thread has left, every field of the lock is back at rest -- its
+// word, its wait list, its spinner queue, its hand-off bit -- or the lock
+// says which is not: `not_idle()` returns nullptr, or one line naming the
+// field. Run after every timed run whose threads all finished and after
+// every explore schedule that ran to its end. A lock that cannot tell has
+// no such method, and only the trylock check (the lock is free) runs.
+// A spinning lock whose every busy-wait turn in an acquisition comes after
+// the waiter has taken its place (a ticket drawn, a queue node linked, a
+// waiting-writer count raised), never before (no spin on an internal lock
+// first): under explore a waiter seen spinning is waiting in the lock's
+// order, which the preference check then holds others to (explore_run.h).
+// Declared: `static constexpr bool kQueuedBeforeSpinning = true;`.
+template <class L>
+concept QueuedBeforeSpinning = requires { L::kQueuedBeforeSpinning; };
+
+template <class L>
+concept HasIdleCheck = requires(const L& l) {
+  { l.not_idle() } -> std::convertible_to<const char*>;
+};
+
 struct Capabilities {
   bool read_trylock = false;
   bool write_trylock = false;

@@ -56,6 +56,8 @@ const char* violation_kind_name(ViolationKind k) {
     case ViolationKind::kLostWakeup: return "lost-wakeup";
     case ViolationKind::kLockWarning: return "lock-warning";
     case ViolationKind::kOrdering: return "ordering";
+    case ViolationKind::kNotIdle: return "not-idle";
+    case ViolationKind::kPreference: return "preference";
   }
   return "?";
 }

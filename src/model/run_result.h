@@ -41,8 +41,10 @@ enum class ViolationKind {
   kLostWakeup,       // a waiter the contract says must be admitted was left waiting
   kLockWarning,      // the lock's own WARN_ON/BUG_ON/lockdep check fired (kernel-compat layer)
   kOrdering,         // explore --memory c11: a holder not ordered after the last write hold
+  kNotIdle,          // a field of the lock not back at rest after every thread left
+  kPreference,       // explore: an admission the lock's fairness class forbids
 };
-inline constexpr int kViolationKindCount = 11;
+inline constexpr int kViolationKindCount = 13;
 const char* violation_kind_name(ViolationKind k);
 inline std::ostream& operator<<(std::ostream& os, ViolationKind k) {
   return os << violation_kind_name(k);

@@ -48,6 +48,7 @@ struct Run {
     blocked_until.assign(std::size_t(n), 0);
     spinning.assign(std::size_t(n), false);
     spurious.assign(std::size_t(n), false);
+    expired.assign(std::size_t(n), false);
     woke_spuriously.assign(std::size_t(n), false);
     gone.assign(std::size_t(n), false);
     checking.assign(std::size_t(n), false);
@@ -60,6 +61,7 @@ struct Run {
     stale_left = o.stale_reads;
     times_away.assign(std::size_t(n), 0);
     spurious_left = o.spurious_wakes;
+    expiry_left = o.expiries;
     at.assign(std::size_t(n), "start");
     ready.reserve(std::size_t(n));
     moving.reserve(std::size_t(n));
@@ -98,10 +100,12 @@ struct Run {
   std::vector<std::uint64_t> blocked_until;  // a timed wait's deadline (run time); 0: none
   std::vector<bool> spinning;
   std::vector<bool> spurious;   // woken for no reason: its next step says so
+  std::vector<bool> expired;    // its timeout was chosen to expire: its next step says so
   std::vector<bool> woke_spuriously;  // and then: until the thread asks (woke_spuriously())
   std::vector<bool> gone;             // set_away(): away now
   std::vector<int> times_away;        // set_away(true) calls
   int spurious_left = 0;
+  int expiry_left = 0;  // timeouts a sampled schedule may still make expire
   std::vector<bool> checking;    // at a signal check (signal_check())
   std::vector<bool> signal_now;  // a signal arrives as it goes on from there
   int signal_left = 0;
@@ -122,9 +126,17 @@ struct Run {
 
   std::uint64_t now() const { return steps * options.step_ns + skipped_ns; }
 
-  int wake_spuriously(int i) {
-    unblock(std::size_t(i));
-    spurious[std::size_t(i)] = true;
+  // A blocked thread chosen to run: a timed sleeper's timeout expires
+  // (the clock jumps to its deadline), any other is woken for no reason.
+  int wake_chosen(int i) {
+    const std::size_t u = std::size_t(i);
+    if (blocked_until[u] != 0) {
+      if (blocked_until[u] > now()) skipped_ns += blocked_until[u] - now();
+      expired[u] = true;
+    } else {
+      spurious[u] = true;
+    }
+    unblock(u);
     return i;
   }
 
@@ -206,7 +218,8 @@ struct Run {
     for (int i : pool) d.eligible |= std::uint64_t(1) << (i & 63);
     for (int i = 0; i < n; ++i) {
       const std::uint64_t bit = std::uint64_t(1) << (i & 63);
-      if (state[std::size_t(i)] == State::kBlocked) d.sleeping |= bit;
+      if (state[std::size_t(i)] == State::kBlocked)
+        (blocked_until[std::size_t(i)] != 0 ? d.timed : d.sleeping) |= bit;
       else if (checking[std::size_t(i)] && (d.eligible & bit)) d.checking |= bit;
     }
     schedule.decisions.push_back(d);
@@ -216,7 +229,7 @@ struct Run {
       const int want = chosen_thread(options.replay[step]);
       const bool signal = signal_chosen(options.replay[step]);
       if (want >= 0 && want < n && state[std::size_t(want)] == State::kBlocked)
-        return wake_spuriously(want);  // the recording woke it for no reason here
+        return wake_chosen(want);  // the recording woke it here (timed out, or for no reason)
       if (std::find(ready.begin(), ready.end(), want) == ready.end()) {
         schedule.outcome = Outcome::kReplayDiverged;
         return -1;
@@ -226,17 +239,13 @@ struct Run {
       if (signal && checking[std::size_t(want)]) signal_now[std::size_t(want)] = signalled = true;
       return want;
     }
-    if (spurious_left > 0 && rng() % 16 == 0) {
-      int sleepers = 0;
-      for (int i = 0; i < n; ++i) sleepers += state[std::size_t(i)] == State::kBlocked;
-      if (sleepers > 0) {
-        int pick = int(rng() % std::uint64_t(sleepers));
-        for (int i = 0; i < n; ++i)
-          if (state[std::size_t(i)] == State::kBlocked && pick-- == 0) {
-            --spurious_left;
-            return wake_spuriously(i);
-          }
-      }
+    if (expiry_left > 0 && d.timed != 0 && rng() % 8 == 0) {
+      --expiry_left;
+      return wake_chosen(pick_bit(d.timed));
+    }
+    if (spurious_left > 0 && rng() % 16 == 0 && d.sleeping != 0) {
+      --spurious_left;
+      return wake_chosen(pick_bit(d.sleeping));
     }
     switch (options.strategy) {
       case Strategy::kRandom:
@@ -259,6 +268,14 @@ struct Run {
     return *std::max_element(pool.begin(), pool.end(), [&](int a, int b) {
       return priority[std::size_t(a)] < priority[std::size_t(b)];
     });
+  }
+
+  // A uniformly random thread among the bits of `set` (not empty).
+  int pick_bit(std::uint64_t set) {
+    int pick = int(rng() % std::uint64_t(__builtin_popcountll(set)));
+    for (int i = 0; i < 64; ++i)
+      if ((set >> i & 1) && pick-- == 0) return i;
+    return -1;
   }
 
   std::vector<Schedule::ThreadState> states() const {
@@ -342,6 +359,10 @@ struct Run {
       woke_spuriously[std::size_t(me)] = true;
       what = "woken spuriously";
     }
+    if (expired[std::size_t(me)]) {
+      expired[std::size_t(me)] = false;
+      what = "its timeout expires";
+    }
     if (signal_now[std::size_t(me)]) what = "a signal arrives";
     const std::size_t index = step_trace = schedule.trace.size();
     schedule.trace.push_back({me, what, word});
@@ -407,6 +428,13 @@ bool asleep(int i) {
   if (!r || i < 0 || i >= r->n) return false;
   std::lock_guard lock(r->mutex);
   return r->state[std::size_t(i)] == State::kBlocked;
+}
+
+bool spinning(int i) {
+  Run* r = tl_run;
+  if (!r || i < 0 || i >= r->n) return false;
+  std::lock_guard lock(r->mutex);
+  return r->state[std::size_t(i)] == State::kRunnable && r->spinning[std::size_t(i)];
 }
 
 bool finished(int i) {

@@ -57,9 +57,17 @@ struct Options {
   // a choice (at a decision with a sleeper, one time in 16, a sleeper is
   // woken for no reason and runs next). A replay makes the same ones.
   int spurious_wakes = 0;
+  // random, pct and bounded: up to this many timed waits a schedule end
+  // by their timeout expiring, each a choice (at a decision with a timed
+  // sleeper, one time in 8, one of them is chosen): the run's clock jumps
+  // to its deadline, it is woken timed out and runs next. A replay makes
+  // the same ones. (Time also passes by steps, step_ns each, and jumps to
+  // the earliest deadline when only timed sleepers are left.)
+  int expiries = 2;
   // Fatal signals: a spurious wake-up of a killable or interruptible sleep
   // in the kernel-compat layer delivers a fatal signal too (the layer's
-  // acquisitions are then killable one time in two: registry/kernel_host.cc),
+  // acquisitions under control are killable or interruptible one time in
+  // two, with or without signals: registry/kernel_host.cc),
   // and at a signal check (signal_check(), the layer's
   // signal_pending_state() of such a sleep) random, pct and bounded
   // schedules may choose that a signal arrives: up to signal_checks a
@@ -147,9 +155,11 @@ struct Decision {
   // a signal check (a signal may arrive as one is chosen), the blocked
   // threads (one may be woken spuriously and run), and whether the step
   // met a need_resched() check where a tick could come (known once the
-  // step ran, as weak is).
+  // step ran, as weak is); and the timed sleepers (one may be chosen: its
+  // timeout expires, Options::expiries).
   std::uint64_t checking = 0;
-  std::uint64_t sleeping = 0;
+  std::uint64_t sleeping = 0;  // blocked with no deadline
+  std::uint64_t timed = 0;     // blocked in a timed wait: its timeout may expire here
   bool tick = false;
 };
 
@@ -217,6 +227,8 @@ std::uint64_t run_id();
 // Whether thread `i` of the caller's controlled run is asleep (blocked on
 // a word), or has returned from its body; false outside one.
 bool asleep(int i);
+// Whether thread `i` stopped at a spin point (a busy-wait turn) last.
+bool spinning(int i);
 bool finished(int i);
 // The number of threads of the caller's controlled run; 0 outside one.
 int thread_count();
@@ -312,6 +324,26 @@ void model_plain_store(const void* word, std::size_t size);
 // thread's next step or model event. Not a scheduling point.
 void model_plain_load(const void* word, std::size_t size);
 
+// The operations a thread performs, in order, for the test that a lock's
+// ordinary and controlled instantiations perform the same ones
+// (run/op_sequence.h): every Atomic<T> operation below and every fence of
+// the hooks seam (locks/hooks.h) that records (kRecordsOps), with its
+// memory orders (std::memory_order numbers; a compare-exchange has a
+// success and a failure order, else `order2` is -1) and its word.
+struct OpRecord {
+  const char* op;
+  int order;
+  int order2;
+  const void* word;
+};
+// Records the calling thread's operations into `into` until called with
+// nullptr. Costs a thread-local test per operation when off.
+inline thread_local std::vector<OpRecord>* tl_op_record = nullptr;
+inline void record_ops(std::vector<OpRecord>* into) noexcept { tl_op_record = into; }
+inline void note_op(const char* op, int order, int order2, const void* word) {
+  if (tl_op_record) tl_op_record->push_back({op, order, order2, word});
+}
+
 // The atomic a lock's controlled instantiation uses (locks/hooks.h,
 // Atomic<Hooks, T>): std::atomic<T>'s operations, each one a scheduling
 // point before it happens, recorded with its word and values. One thread
@@ -327,6 +359,7 @@ class Atomic {
   Atomic& operator=(const Atomic&) = delete;
 
   T load(std::memory_order o = std::memory_order_seq_cst) const noexcept {
+    note_op("load", int(o), -1, this);
     access(this, "load");
     T x = v_.load(o);
     accessed(bits(x), bits(x));
@@ -334,6 +367,7 @@ class Atomic {
     return x;
   }
   void store(T x, std::memory_order o = std::memory_order_seq_cst) noexcept {
+    note_op("store", int(o), -1, this);
     access(this, "store");
     const T before = v_.load(std::memory_order_relaxed);
     v_.store(x, o);
@@ -341,6 +375,7 @@ class Atomic {
     model_access(this, sizeof(T), AccessKind::kStore, int(o));
   }
   T exchange(T x, std::memory_order o = std::memory_order_seq_cst) noexcept {
+    note_op("xchg", int(o), -1, this);
     access(this, "xchg");
     const T before = v_.exchange(x, o);
     accessed(bits(before), bits(x));
@@ -350,6 +385,7 @@ class Atomic {
   // Weak never fails spuriously here: one outcome per interleaving.
   bool compare_exchange_strong(T& expected, T desired, std::memory_order s,
                                std::memory_order f) noexcept {
+    note_op("cmpxchg", int(s), int(f), this);
     access(this, "cmpxchg");
     const T before = v_.load(std::memory_order_relaxed);
     const bool ok = v_.compare_exchange_strong(expected, desired, s, f);
@@ -387,15 +423,6 @@ class Atomic {
     return rmw("fetch_xor", o, [&] { return v_.fetch_xor(d, o); });
   }
 
-  // this_cpu_add: an add to this CPU's own copy of a per-CPU variable, no
-  // lock prefix in the kernel: a local read-modify-write for the model
-  // (AccessKind::kLocalRmw; --memory tso buffers its store).
-  template <class D>
-  T local_add(D d) noexcept {
-    return rmw("this_cpu_add", std::memory_order_relaxed,
-               [&] { return v_.fetch_add(d, std::memory_order_relaxed); }, AccessKind::kLocalRmw);
-  }
-
   // The word itself, for the futex wrapper (which makes its own points).
   std::atomic<T>& raw() noexcept { return v_; }
   const std::atomic<T>& raw() const noexcept { return v_; }
@@ -415,6 +442,7 @@ class Atomic {
   template <class Op>
   T rmw(const char* what, std::memory_order o, Op op,
         AccessKind kind = AccessKind::kRmw) noexcept {
+    note_op(what, int(o), -1, this);
     access(this, what);
     const T before = op();
     accessed(bits(before), bits(v_.load(std::memory_order_relaxed)));

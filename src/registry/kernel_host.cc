@@ -204,14 +204,16 @@ void warn(const char* file, int line, const char* what) {
 // probe), and a killed task.
 thread_local unsigned tl_acquisitions = 0;
 
-// Under explore with --signals: one acquisition in two is killable or
-// interruptible, by turns (a spurious wake-up of its sleep is then a fatal
-// signal: woken_spuriously below); none without.
+// Under explore: one acquisition in two is killable or interruptible, by
+// turns, so that every entry point the lock has runs (with --signals a
+// spurious wake-up of such a sleep is a fatal signal: woken_spuriously
+// below; without, no signal comes and the entry point takes its sleeping
+// path to the end).
 thread_local unsigned tl_controlled_acquisitions = 0;
 
 int acquire_kind() {
   if (controlled::active()) {
-    if (!controlled::signals() || ++tl_controlled_acquisitions % 2 == 0) return 0;
+    if (++tl_controlled_acquisitions % 2 == 0) return 0;
     return (tl_controlled_acquisitions / 2) % 2 == 0 ? 1 : 2;
   }
   const unsigned every = tl_run ? unsigned(tl_run->scenario.killable_every) : 0;

@@ -18,7 +18,7 @@ constexpr LockEntry rwlock(std::string_view name, Fairness fairness, std::string
                            bool busted = false) {
   return LockEntry{LockMeta{name, Family::kRwlock, fairness, origin, capabilities_of<Lock>(), busted},
                    &run_rwlock<Lock>, &run_rwlock<WithInjectHooks<Lock>, true>,
-                   &fastpath_pairs<Lock>, &bare_loop_ops<Lock>, explore_fn<Lock>()};
+                   &fastpath_pairs<Lock>, &bare_loop_ops<Lock>, explore_fn<Lock>(), op_sequence_fn<Lock>()};
 }
 
 template <class Lock>
@@ -28,7 +28,7 @@ constexpr LockEntry semaphore(std::string_view name, Fairness fairness, std::str
   return LockEntry{
       LockMeta{name, Family::kSemaphore, fairness, origin, capabilities_of<Lock>(), busted},
       &run_semaphore<Lock>, &run_semaphore<WithInjectHooks<Lock>, true>, &fastpath_pairs<Lock>,
-      &bare_loop_ops<Lock>, explore_fn<Lock>()};
+      &bare_loop_ops<Lock>, explore_fn<Lock>(), op_sequence_fn<Lock>()};
 }
 
 template <class Lock>
@@ -37,7 +37,7 @@ constexpr LockEntry mutex(std::string_view name, Fairness fairness, std::string_
   static_assert(MutexLock<Lock>);
   return LockEntry{LockMeta{name, Family::kMutex, fairness, origin, capabilities_of<Lock>(), busted},
                    &run_mutex<Lock>, &run_mutex<WithInjectHooks<Lock>, true>,
-                   &fastpath_pairs<Lock>, &bare_loop_ops<Lock>, explore_fn<Lock>()};
+                   &fastpath_pairs<Lock>, &bare_loop_ops<Lock>, explore_fn<Lock>(), op_sequence_fn<Lock>()};
 }
 
 }  // namespace rwstress::lock_entry

@@ -160,6 +160,14 @@ constexpr LockEntry kLocks[] = {
     rwlock<BustedRwsemHandoff<>>("busted-rwsem-handoff", Fairness::kHandoff,
                                  "linux-rwsem whose readers steal past HANDOFF and other readers",
                                  true),
+    rwlock<BustedWprefReadersPass<>>("busted-wpref-readers-pass", Fairness::kWriterPref,
+                                     "writer-preference rwlock whose readers pass waiting "
+                                     "writers: reader-preference in fact",
+                                     true),
+    rwlock<BustedRwsemOsqLeak<>>("busted-rwsem-osq-leak", Fairness::kHandoff,
+                                 "linux-rwsem whose winning optimistic spinner never leaves the "
+                                 "OSQ: safe and live, not idle",
+                                 true),
     rwlock<PercpuRwsem<NoHooks, true>>(
         "busted-percpu-no-fence", Fairness::kUnfair,
         "percpu-rwsem without the reader fence and grace period: store buffering (explore --memory c11 or tso)",
@@ -186,6 +194,11 @@ constexpr LockEntry kLocks[] = {
         "waiter takes any futex return as the grant", true),
     semaphore<BustedSemDoubleUp<>>("busted-sem-double-up", Fairness::kTaskFair,
                                  "up() hands the unit to a waiter and also raises the count", true),
+    semaphore<BustedSemLateTimeout<>>(
+        "busted-sem-late-timeout", Fairness::kTaskFair,
+        "down_timeout whose timeout runs out as up() hands it the unit reports a timeout: the "
+        "unit is lost",
+        true),
 };
 
 // The built-in locks, then those --plugin added (a deque: adding one moves

@@ -12,6 +12,7 @@
 #include "model/scenario.h"
 #include "run/explore_run.h"
 #include "run/fastpath.h"
+#include "run/op_sequence.h"
 
 namespace rwstress {
 
@@ -27,6 +28,9 @@ struct LockEntry {
   // One controlled schedule (rwstress explore, run/explore_run.h); nullptr
   // for a lock the scheduler cannot see inside (a library's, a plugin's).
   ExploreFn explore = nullptr;
+  // Every entry point's operations in the ordinary and the controlled
+  // instantiation (run/op_sequence.h); nullptr where explore is.
+  OpSequenceFn op_sequences = nullptr;
 };
 
 // Every lock: the built-in table, then the locks --plugin added.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/lock_traits.h"
 #include "model/run_result.h"
 
 namespace rwstress {
@@ -149,5 +150,15 @@ inline std::uint64_t record_value(int thread, std::uint64_t seq) {
 }
 
 std::string describe_record_value(std::uint64_t value);
+
+// The lock contract's idle check (HasIdleCheck): after every thread left.
+template <class Lock>
+void check_idle(const Lock& lock, ViolationLog& log) {
+  if constexpr (HasIdleCheck<Lock>) {
+    if (const char* what = lock.not_idle())
+      log.report(ViolationKind::kNotIdle, kAfterRunThread,
+                 std::string("the lock was not idle after every thread had left: ") + what);
+  }
+}
 
 }  // namespace rwstress

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,6 +32,8 @@ namespace rwstress {
 struct ExploreShape {
   Scenario scenario;  // family, readers/writers (threads), count, tuning
   int ops = 2;        // operations per thread
+  // The lock's declared class: its admission rule is checked (preference).
+  Fairness fairness = Fairness::kUnfair;
 };
 
 // One schedule and what the checkers made of it.
@@ -62,8 +65,16 @@ struct ControlledOf<Lock> {
 namespace explore_detail {
 
 // Thread i's operation k: one in three acquisitions through a trylock
-// (where the lock has one), one write hold in two ends in a downgrade.
+// (where the lock has one), one in three through a semaphore's
+// down_timeout (where it has one: its expiry is the schedule's choice,
+// controlled::Options::expiries), one write hold in two ends in a
+// downgrade. A trylock or timeout that fails is followed by the plain
+// acquisition, as in the timed run.
 inline bool tries(int thread, int op) { return (thread + op) % 3 == 2; }
+inline bool times_out(int thread, int op) { return (thread + op) % 3 == 1; }
+// Long enough that only the schedule's choice (or every other thread
+// asleep) ends it: a million steps of the run's clock at 1us a step.
+inline constexpr std::chrono::seconds kExploreDownTimeout{1};
 inline bool downgrades(int op) { return op % 2 == 1; }
 
 template <class Lock>
@@ -80,6 +91,19 @@ struct Shared {
   std::vector<int> reads_taken = std::vector<int>(64, 0);  // down_read returned, per thread
   int writers_waiting = 0;
   bool downgrader_waiting = false;  // a downgrader is in wait_for_admitted_readers
+  // The preference check: each thread's acquisition calls, what the one in
+  // progress asks for (0 none, 1 shared, 2 exclusive), and the waiters it
+  // must not pass (asleep in the lock, or spinning in a lock that queues
+  // before it spins, when it asked).
+  struct Waiter {
+    int thread;
+    std::uint64_t call;
+    int away;
+  };
+  std::vector<std::uint64_t> calls = std::vector<std::uint64_t>(64, 0);
+  std::vector<int> asking = std::vector<int>(64, 0);
+  std::vector<std::vector<Waiter>> must_not_pass = std::vector<std::vector<Waiter>>(64);
+  int writers_in = 0;  // rwlock: writers holding (a write phase), for the phase-fair rule
   // --memory c11: the protected data as the memory model sees it (a word
   // of its own): every exclusive hold stores to it, and every holder, once
   // in, must have the last such store in its view (ordered_entry).
@@ -104,6 +128,83 @@ void ordered_entry(Shared<Lock>& s, int i, const char* holder, bool exclusive) {
   if (exclusive)
     controlled::model_access(&s.modelled_data, sizeof s.modelled_data, controlled::AccessKind::kStore,
                              int(std::memory_order_relaxed));
+}
+
+// The admission rule of the lock's fairness class (docs/checkers.md,
+// "preference"), checked exactly at every admission: a thread must not be
+// let in before a waiter that was already waiting in the lock when it
+// asked, and is still in that same acquisition, where the class forbids
+// it: writer-preference (a reader past a waiting writer), phase-fair (a
+// reader that asked in a read phase, or with the lock free, past a waiting
+// writer: a reader phase must not follow a reader phase while a writer
+// waits; a reader that asked in a write phase joins the read phase that
+// follows it, ahead of later writers and of writers waiting behind that
+// one), task-fair (anyone past a waiter, unless both share: two readers,
+// or two holders of a semaphore with more than one unit, are let in
+// together and may return in any order). Waiting is what the scheduler
+// sees: asleep in the lock,
+// or spinning in a lock that declares it takes its place before it spins
+// (QueuedBeforeSpinning). A waiter killed meanwhile (explore --signals) is
+// not waited for.
+inline bool may_not_pass(Fairness f, bool me_exclusive, bool waiter_exclusive) {
+  switch (f) {
+    case Fairness::kWriterPref: return !me_exclusive && waiter_exclusive;
+    case Fairness::kPhaseFair: return !me_exclusive && waiter_exclusive;
+    case Fairness::kTaskFair: return me_exclusive || waiter_exclusive;
+    default: return false;
+  }
+}
+
+template <class Lock>
+bool holds_exclusively(const ExploreShape& shape, bool writer) {
+  if constexpr (RwLock<Lock>) return writer;
+  else if constexpr (CountingSemaphore<Lock>) return shape.scenario.count == 1;
+  else return true;
+}
+
+template <class Lock>
+void asks(Shared<Lock>& s, const ExploreShape& shape, int i, bool exclusive) {
+  const std::size_t u = std::size_t(i);
+  ++s.calls[u];
+  s.asking[u] = exclusive ? 2 : 1;
+  s.must_not_pass[u].clear();
+  for (int j = 0; j < shape.scenario.threads(); ++j) {
+    const std::size_t v = std::size_t(j);
+    if (j == i || s.asking[v] == 0 ||
+        !may_not_pass(shape.fairness, exclusive, s.asking[v] == 2))
+      continue;
+    if (shape.fairness == Fairness::kPhaseFair && s.writers_in > 0) continue;  // a write phase
+    const bool waiting =
+        controlled::asleep(j) || (QueuedBeforeSpinning<Lock> && controlled::spinning(j));
+    if (waiting) s.must_not_pass[u].push_back({j, s.calls[v], controlled::times_away(j)});
+  }
+}
+
+template <class Lock>
+void admitted(Shared<Lock>& s, const ExploreShape& shape, int i) {
+  const std::size_t u = std::size_t(i);
+  s.asking[u] = 0;
+  for (const auto& w : s.must_not_pass[u]) {
+    const std::size_t v = std::size_t(w.thread);
+    if (s.asking[v] == 0 || s.calls[v] != w.call || controlled::times_away(w.thread) != w.away)
+      continue;
+    const auto role = [&](int t, bool excl) {
+      const bool rw = shape.scenario.family == Family::kRwlock;
+      return std::string(rw ? (excl ? "writer W" : "reader R") : "thread T") + std::to_string(t);
+    };
+    const char* rule = shape.fairness == Fairness::kWriterPref
+                           ? "no reader while a writer waits"
+                       : shape.fairness == Fairness::kPhaseFair
+                           ? "no new reader phase after a read phase while a writer waits"
+                           : "in arrival order";
+    s.violations.report(ViolationKind::kPreference, i,
+                        role(i, holds_exclusively<Lock>(shape, i >= shape.scenario.readers)) +
+                            " was let in while " + role(w.thread, s.asking[v] == 2) +
+                            ", already waiting in the lock when it asked, still waited: a " +
+                            fairness_name(shape.fairness) + " lock admits " + rule);
+    break;
+  }
+  s.must_not_pass[u].clear();
 }
 
 // downgrade_write wakes the readers queued for the lock (the kernel's
@@ -167,7 +268,12 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
   for (int op = 0; op < shape.ops; ++op) {
     if (!writer) {
       s.in_down_read[std::size_t(i)] = true;
-      if (!(tries(i, op) && try_down_read(s.lock))) s.lock.down_read();
+      asks(s, shape, i, false);
+      if (!(tries(i, op) && try_down_read(s.lock))) {
+        asks(s, shape, i, false);  // a failed trylock left no place: it asks anew
+        s.lock.down_read();
+      }
+      admitted(s, shape, i);
       s.in_down_read[std::size_t(i)] = false;
       ++s.reads_taken[std::size_t(i)];
       s.exclusion.reader_enter(i, s.violations);
@@ -179,8 +285,14 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
       continue;
     }
     ++s.writers_waiting;
-    if (!(tries(i, op) && try_down_write(s.lock))) s.lock.down_write();
+    asks(s, shape, i, true);
+    if (!(tries(i, op) && try_down_write(s.lock))) {
+      asks(s, shape, i, true);
+      s.lock.down_write();
+    }
+    admitted(s, shape, i);
     --s.writers_waiting;
+    ++s.writers_in;
     const std::uint64_t value = exclusive_hold(
         s, i, op, "writer inside", "another thread changed the record during my write hold");
     if constexpr (HasDowngrade<Lock>) {
@@ -188,6 +300,7 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
         s.exclusion.writer_to_reader();
         const std::vector<QueuedReader> queued = readers_asleep(s, shape.scenario.threads());
         s.lock.downgrade_write();
+        --s.writers_in;  // a read phase begins
         controlled::point("downgraded: reading");
         wait_for_admitted_readers(s, queued);
         s.record.check_holds(value, i, ViolationKind::kDowngrade,
@@ -199,13 +312,19 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
     }
     s.exclusion.writer_exit();
     s.lock.up_write();
+    --s.writers_in;
   }
 }
 
 template <class Lock>
 void mutex_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
   for (int op = 0; op < shape.ops; ++op) {
-    if (!(tries(i, op) && try_lock(s.lock))) s.lock.lock();
+    asks(s, shape, i, true);
+    if (!(tries(i, op) && try_lock(s.lock))) {
+      asks(s, shape, i, true);
+      s.lock.lock();
+    }
+    admitted(s, shape, i);
     if constexpr (Recursive<Lock>) {
       if (op % 2 == 1) {  // nested: must not deadlock, must not release early
         s.lock.lock();
@@ -221,7 +340,17 @@ void mutex_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
 template <class Lock>
 void semaphore_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
   for (int op = 0; op < shape.ops; ++op) {
-    if (!(tries(i, op) && try_down(s.lock))) s.lock.down();
+    const bool exclusive = holds_exclusively<Lock>(shape, true);
+    asks(s, shape, i, exclusive);
+    bool got = tries(i, op) && try_down(s.lock);
+    if constexpr (HasDownTimeout<Lock>) {
+      if (times_out(i, op)) got = s.lock.down_timeout(kExploreDownTimeout);
+    }
+    if (!got) {
+      asks(s, shape, i, exclusive);  // a timeout that ran out gave up its place
+      s.lock.down();
+    }
+    admitted(s, shape, i);
     s.bound.enter(i, shape.scenario.count, s.violations);
     if (shape.scenario.count == 1) ordered_entry(s, i, "a holder", true);  // a binary semaphore orders its holders
     controlled::point("holder inside");
@@ -231,9 +360,25 @@ void semaphore_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
 }
 
 // After every thread returned, one trylock from outside the run must
-// find the lock free (no waiting: nothing else can be running).
+// find the lock free (no waiting: nothing else can be running); a
+// semaphore must have exactly its count of units free, as after a timed
+// run (a unit lost or made shows here even where no thread waited for it).
 template <class Lock>
-void check_free(Shared<Lock>& s) {
+void check_free(Shared<Lock>& s, int count) {
+  check_idle(s.lock, s.violations);  // first: a trylock may set it at rest
+  if constexpr (CountingSemaphore<Lock> && HasSemTrylock<Lock>) {
+    int free_units = 0;
+    while (free_units <= count && s.lock.down_trylock()) ++free_units;
+    for (int i = 0; i < free_units; ++i) s.lock.up();
+    if (free_units != count)
+      s.violations.report(ViolationKind::kSemaphoreCount, kAfterRunThread,
+                          "the semaphore had " +
+                              (free_units > count ? "more than " + std::to_string(count)
+                                                  : std::to_string(free_units)) +
+                              " units free after every thread had released, not its count " +
+                              std::to_string(count));
+    return;
+  }
   bool free = true;
   if constexpr (RwLock<Lock> && HasWriteTrylock<Lock>) {
     if ((free = s.lock.down_write_trylock())) s.lock.up_write();
@@ -271,7 +416,7 @@ ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::O
     else
       mutex_thread(*s, *sh, i);
   });
-  if (out.schedule.outcome == controlled::Outcome::kDone) check_free(*s);
+  if (out.schedule.outcome == controlled::Outcome::kDone) check_free(*s, shape.scenario.count);
   if (out.schedule.outcome == controlled::Outcome::kLivelock && s->downgrader_waiting)
     s->violations.report(ViolationKind::kDowngrade, kAfterRunThread,
                          "after downgrade_write the lock was read-held and no writer waited, but "

@@ -376,6 +376,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   // Not with threads still inside (a hang, or a drain cut off by the join's
   // bound): the lock is theirs, not free, and that says nothing.
   if (result.hang_report.empty() && result.error.empty() && result.stuck_threads == 0) {
+    check_idle(shared->lock, shared->violations);  // first: a trylock may set it at rest
     // A check that may leave a thread blocked in the lock gets a handle
     // that keeps the lock alive for as long as that thread needs it.
     if constexpr (std::is_invocable_v<FinalCheck, Lock&, ViolationLog&, std::shared_ptr<void>>)

@@ -1,5 +1,5 @@
-/* Plugins' fairness declarations (plugin ABI 2) and an ABI 1 table, for
- * test_plugins:
+/* Plugins' fairness declarations (plugin ABI 2), the idle check (ABI 3),
+ * and ABI 1 and ABI 2 tables, for test_plugins:
  *
  *   abi1-mutex     a test-and-set mutex whose table is laid out as ABI 1
  *                  wrote it (it ends after `downgrade`), placed at the very
@@ -12,7 +12,14 @@
  *                  that overlap, a writer waits as long as they keep
  *                  coming, which the hand-off promise forbids (STARVED).
  *   ticket-handoff a ticket mutex (FIFO) declared hand-off and spinning:
- *                  every wait is bounded, so it keeps the promise (PASS). */
+ *                  every wait is bounded, so it keeps the promise (PASS).
+ *   abi2-mutex     the test-and-set mutex with its table laid out as ABI 2
+ *                  wrote it (it ends after `flags`), at a page's end: an
+ *                  rwstress that reads ABI 3's not_idle from it crashes.
+ *   queue-leak     a test-and-set mutex that counts its spinning waiters
+ *                  and, when one wins, forgets to count it out: safe and
+ *                  live, but not idle after the run (not_idle, ABI 3, names
+ *                  the count). queue-count does count it out: idle. */
 #include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -62,22 +69,89 @@ static void tas_lock(void *l) {
 
 static void tas_unlock(void *l) { atomic_store_explicit((_Atomic int *)l, 0, memory_order_release); }
 
-static const struct rwstress_lock_ops *abi1_table(void) {
-  static const struct rwstress_lock_ops *placed;
-  if (placed) return placed;
+/* `size` bytes of an older table, copied to the very end of a page with an
+ * inaccessible page after it. */
+static const struct rwstress_lock_ops *at_page_end(const void *table, size_t size) {
   const long page = sysconf(_SC_PAGESIZE);
   char *two = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
   if (two == MAP_FAILED) return NULL;
+  char *at = two + page - size;
+  memcpy(at, table, size);
+  mprotect(two + page, (size_t)page, PROT_NONE);
+  return (const struct rwstress_lock_ops *)(void *)at;
+}
+
+static const struct rwstress_lock_ops *abi1_table(void) {
+  static const struct rwstress_lock_ops *placed;
+  if (placed) return placed;
   const struct lock_ops_v1 v1 = {.abi = 1, .name = "abi1-mutex", .family = RWSTRESS_FAMILY_MUTEX,
                                  .size = sizeof(_Atomic int), .init = tas_init, .lock = tas_lock,
                                  .unlock = tas_unlock};
-  char *at = two + page - sizeof v1;
-  memcpy(at, &v1, sizeof v1);
-  mprotect(two + page, (size_t)page, PROT_NONE);
-  placed = (const struct rwstress_lock_ops *)(void *)at;
-  return placed;
+  return placed = at_page_end(&v1, sizeof v1);
 }
+
+/* struct rwstress_lock_ops as ABI 2 defined it. */
+struct lock_ops_v2 {
+  struct lock_ops_v1 v1;
+  enum rwstress_fairness fairness;
+  unsigned flags;
+};
+
+static const struct rwstress_lock_ops *abi2_table(void) {
+  static const struct rwstress_lock_ops *placed;
+  if (placed) return placed;
+  const struct lock_ops_v2 v2 = {
+      .v1 = {.abi = 2, .name = "abi2-mutex", .family = RWSTRESS_FAMILY_MUTEX,
+             .size = sizeof(_Atomic int), .init = tas_init, .lock = tas_lock, .unlock = tas_unlock},
+      .fairness = RWSTRESS_FAIRNESS_UNFAIR,
+      .flags = RWSTRESS_LOCK_SPINS};
+  return placed = at_page_end(&v2, sizeof v2);
+}
+
+/* ---- queue-leak, queue-count ------------------------------------------------ */
+
+struct counted {
+  _Atomic int word;
+  _Atomic int spinning; /* waiters spinning for the word */
+};
+
+static int counted_init(void *l, long count) {
+  (void)count;
+  memset(l, 0, sizeof(struct counted));
+  return 0;
+}
+
+static void counted_lock(struct counted *c, int count_out) {
+  if (!atomic_exchange_explicit(&c->word, 1, memory_order_acquire)) return;
+  atomic_fetch_add_explicit(&c->spinning, 1, memory_order_relaxed);
+  unsigned spins = 0;
+  while (atomic_exchange_explicit(&c->word, 1, memory_order_acquire)) relax(&spins);
+  if (count_out) atomic_fetch_sub_explicit(&c->spinning, 1, memory_order_relaxed);
+}
+
+static void leak_lock(void *l) { counted_lock(l, 0); }
+static void count_lock(void *l) { counted_lock(l, 1); }
+static void counted_unlock(void *l) {
+  atomic_store_explicit(&((struct counted *)l)->word, 0, memory_order_release);
+}
+
+static const char *counted_not_idle(void *l) {
+  const struct counted *c = l;
+  if (atomic_load_explicit(&c->word, memory_order_relaxed)) return "the lock word is set";
+  if (atomic_load_explicit(&c->spinning, memory_order_relaxed))
+    return "the spinning-waiter count is not 0 (a waiter never counted itself out)";
+  return NULL;
+}
+
+static const struct rwstress_lock_ops queue_leak = {
+    .abi = RWSTRESS_PLUGIN_ABI, .name = "queue-leak", .family = RWSTRESS_FAMILY_MUTEX,
+    .size = sizeof(struct counted), .init = counted_init, .lock = leak_lock,
+    .unlock = counted_unlock, .flags = RWSTRESS_LOCK_SPINS, .not_idle = counted_not_idle};
+static const struct rwstress_lock_ops queue_count = {
+    .abi = RWSTRESS_PLUGIN_ABI, .name = "queue-count", .family = RWSTRESS_FAMILY_MUTEX,
+    .size = sizeof(struct counted), .init = counted_init, .lock = count_lock,
+    .unlock = counted_unlock, .flags = RWSTRESS_LOCK_SPINS, .not_idle = counted_not_idle};
 
 /* ---- pref-claims-handoff ---------------------------------------------------- */
 
@@ -175,10 +249,13 @@ static const struct rwstress_lock_ops ticket_handoff = {
 };
 
 const struct rwstress_lock_ops *const *rwstress_plugin_v1(void) {
-  static const struct rwstress_lock_ops *list[4];
+  static const struct rwstress_lock_ops *list[7];
   list[0] = abi1_table();
   list[1] = &pref_claims_handoff;
   list[2] = &ticket_handoff;
-  list[3] = NULL;
+  list[3] = abi2_table();
+  list[4] = &queue_leak;
+  list[5] = &queue_count;
+  list[6] = NULL;
   return list;
 }

@@ -59,4 +59,10 @@ static __attribute__((__noinline__, __unused__)) void glue_scribble_stack(void) 
       default: plain; break;                                                    \
     }                                                                           \
   } while (0)
+/* The idle check (plugin ABI 3, not_idle): a wait list the file may keep
+ * as a list_head or as a first-waiter pointer (the layer has both fields;
+ * one stays as the object's zeroed memory or its init left it). */
+#define GLUE_NO_WAITERS(lock)                                                    \
+  (((lock)->wait_list.next == NULL || list_empty(&(lock)->wait_list)) &&        \
+   (lock)->first_waiter == NULL)
 #endif

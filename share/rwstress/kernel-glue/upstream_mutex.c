@@ -25,6 +25,19 @@ static void glue_mutex_lock(struct mutex *lock) {
   GLUE_ACQUIRE(mutex_lock(lock), mutex_lock_killable(lock), mutex_lock_interruptible(lock));
 }
 
+/* The idle check: no owner and no flag (WAITERS, HANDOFF, PICKUP) left in
+ * the owner word, the OSQ unlocked, no waiter, wait_lock free. */
+static const char *glue_mutex_not_idle(void *l) {
+  struct mutex *lock = l;
+  if (atomic_long_read(&lock->owner) != 0) return "the owner word is not 0 (an owner or a flag left)";
+#ifdef CONFIG_MUTEX_SPIN_ON_OWNER
+  if (osq_is_locked(&lock->osq)) return "the OSQ is held";
+#endif
+  if (!GLUE_NO_WAITERS(lock)) return "the wait list is not empty";
+  if (raw_spin_is_locked(&lock->wait_lock)) return "wait_lock is held";
+  return NULL;
+}
+
 #if defined(CONFIG_MUTEX_SPIN_ON_OWNER) && !defined(RWSTRESS_KERNEL_NAME_PREFIX)
 #define UPSTREAM_MUTEX_NAME GLUE_NAME("mutex-spin")
 #else
@@ -33,5 +46,6 @@ static void glue_mutex_lock(struct mutex *lock) {
 
 RWSTRESS_KERNEL_MUTEX_OPS(upstream_mutex, UPSTREAM_MUTEX_NAME, struct mutex, glue_mutex_init,
                           glue_mutex_lock, mutex_unlock, mutex_trylock,
-                          .fairness = RWSTRESS_FAIRNESS_HANDOFF, .flags = RWSTRESS_LOCK_KILLABLE);
+                          .fairness = RWSTRESS_FAIRNESS_HANDOFF, .flags = RWSTRESS_LOCK_KILLABLE,
+                          .not_idle = glue_mutex_not_idle);
 RWSTRESS_KERNEL_PLUGIN(&upstream_mutex)

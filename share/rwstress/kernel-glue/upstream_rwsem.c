@@ -33,6 +33,24 @@ static void glue_down_read(struct rw_semaphore *sem) {
   GLUE_ACQUIRE(down_read(sem), down_read_killable(sem), down_read_interruptible(sem));
 }
 
+/* The idle check: the count back at 0 (no reader, writer, WAITERS or
+ * HANDOFF), no writer named as owner (a reader-owned owner is left behind
+ * as a hint: bit 0, RWSEM_READER_OWNED, set), the OSQ unlocked, no
+ * waiter, wait_lock free. */
+static const char *glue_rwsem_not_idle(void *l) {
+  struct rw_semaphore *sem = l;
+  const long count = atomic_long_read(&sem->count);
+  const unsigned long owner = (unsigned long)atomic_long_read(&sem->owner);
+  if (count != 0) return "count is not 0 (a reader, writer, WAITERS or HANDOFF bit left)";
+  if (owner != 0 && !(owner & 1UL)) return "owner names a writer";
+#ifdef CONFIG_RWSEM_SPIN_ON_OWNER
+  if (osq_is_locked(&sem->osq)) return "the OSQ is held";
+#endif
+  if (!GLUE_NO_WAITERS(sem)) return "the wait list is not empty";
+  if (raw_spin_is_locked(&sem->wait_lock)) return "wait_lock is held";
+  return NULL;
+}
+
 /* rwstress kernel names it k6.18-rwsem whatever the configuration (its
  * table shows the configuration); the script builds both at once. */
 #if defined(CONFIG_RWSEM_SPIN_ON_OWNER) && !defined(RWSTRESS_KERNEL_NAME_PREFIX)
@@ -44,5 +62,6 @@ static void glue_down_read(struct rw_semaphore *sem) {
 RWSTRESS_KERNEL_RWSEM_OPS(upstream_rwsem, UPSTREAM_RWSEM_NAME, struct rw_semaphore, rwsem_init,
                           glue_down_read, up_read, glue_down_write, up_write, down_read_trylock,
                           down_write_trylock, downgrade_write,
-                          .fairness = RWSTRESS_FAIRNESS_HANDOFF, .flags = RWSTRESS_LOCK_KILLABLE);
+                          .fairness = RWSTRESS_FAIRNESS_HANDOFF, .flags = RWSTRESS_LOCK_KILLABLE,
+                          .not_idle = glue_rwsem_not_idle);
 RWSTRESS_KERNEL_PLUGIN(&upstream_rwsem)

@@ -112,6 +112,10 @@ class BustedEarlyRelease {
   template <class H>
   using WithHooks = BustedEarlyRelease<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
+  // The one lock whose builds perform different operations (run/op_sequence.h):
+  static constexpr const char* kBuildsDiffer =
+      "the unlock's compare-exchange is release in the ordinary build, which emulates the "
+      "reordering by turns, and relaxed under explore, where the memory model makes it";
   void lock() noexcept {
     std::uint32_t seen = word_.load(std::memory_order_relaxed), same = 0;
     for (;;) {
@@ -242,5 +246,13 @@ class BustedSemDoubleUp : public KernelSemaphore<Hooks> {
     if (w) rwsem_grant(w);
   }
 };
+
+// busted-sem-late-timeout: the kernel semaphore's down_timeout that, when
+// its timeout runs out just as up() hands it the unit (up() has taken it
+// off the list but not yet granted it), reports a timeout: the unit it was
+// handed is lost, and one holder fewer than the count can ever get in.
+// Everything else is KernelSemaphore's (kernel_semaphore.h, kLateGrantLost).
+template <class Hooks = NoHooks>
+using BustedSemLateTimeout = KernelSemaphore<Hooks, true>;
 
 }  // namespace rwstress

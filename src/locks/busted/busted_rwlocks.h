@@ -8,6 +8,7 @@
 
 #include "locks/futex.h"
 #include "locks/hooks.h"
+#include "locks/rwlock/pref_rwlocks.h"
 #include "locks/rwlock/rwsem_linux.h"
 #include "locks/spin_wait.h"
 
@@ -190,5 +191,24 @@ class BustedUnfairClaimsFair {
 // waiting: a hand-off lock's bounded-wait judgment is what catches it.
 template <class Hooks = NoHooks>
 using BustedRwsemHandoff = LinuxRwsem<Hooks, true>;
+
+// busted-rwsem-osq-leak: linux-rwsem whose optimistic spinner, when it
+// wins the lock, returns without leaving the OSQ. Every later writer then
+// finds the queue taken, gives up spinning and sleeps: the lock stays safe
+// and live, a little slower, and no exclusion, liveness or fairness check
+// can see it. Only the idle check does: after every thread has left, the
+// OSQ is still held (`not-idle`). The shape of the OSQ unqueue bugs
+// (osq_lock.c's, and a spinner's early return that skips osq_unlock()).
+template <class Hooks = NoHooks>
+using BustedRwsemOsqLeak = LinuxRwsem<Hooks, false, true>;
+
+// busted-wpref-readers-pass: the writer-preference rwlock whose readers
+// look only at a writer holding, not at writers waiting: it admits a
+// reader while a writer waits, which writer-preference forbids, and
+// behaves reader-preference (a writer among readers that keep overlapping
+// waits as long as they come). Safe and live; the preference check under
+// explore sees the admission that broke the rule.
+template <class Hooks = NoHooks>
+using BustedWprefReadersPass = WriterPrefRwlock<Hooks, true>;
 
 }  // namespace rwstress

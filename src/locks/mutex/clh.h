@@ -36,6 +36,7 @@ class ClhSpinlock {
   template <class H>
   using WithHooks = ClhSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
+  static constexpr bool kQueuedBeforeSpinning = true;  // the preference check (lock_traits.h)
   using ClhNode = ClhNodeOf<Hooks>;
   ClhSpinlock() : tail_(new ClhNode) {}
   ~ClhSpinlock() { delete tail_.load(); }  // the last released node belongs to the lock

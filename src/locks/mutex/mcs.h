@@ -29,6 +29,7 @@ class McsSpinlock {
   template <class H>
   using WithHooks = McsSpinlock<H, kRelaxedLink>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
+  static constexpr bool kQueuedBeforeSpinning = true;  // the preference check (lock_traits.h)
   using Node = QueueNodeOf<Hooks>;
   void lock() noexcept {
     Node* me = ThreadNodes<Node>::take();

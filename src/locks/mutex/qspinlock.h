@@ -130,6 +130,15 @@ class QSpinlock {
 
   std::uint32_t word_for_test() const { return word_.load(); }
 
+  // The idle check (lock_traits.h, HasIdleCheck): after every thread left.
+  const char* not_idle() const noexcept {
+    const std::uint32_t v = word_.load(std::memory_order_relaxed);
+    if (v & qspinlock_detail::kLockedMask) return "the qspinlock's locked byte is set";
+    if (v & qspinlock_detail::kPending) return "the qspinlock's pending bit is set";
+    if (v != 0) return "the qspinlock's tail is set (a queue node left linked)";
+    return nullptr;
+  }
+
  private:
   void slowpath(std::uint32_t val) noexcept {
     using namespace qspinlock_detail;

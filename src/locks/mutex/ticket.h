@@ -23,6 +23,7 @@ class TicketSpinlock {
   template <class H>
   using WithHooks = TicketSpinlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
+  static constexpr bool kQueuedBeforeSpinning = true;  // the preference check (lock_traits.h)
   void lock() noexcept {
     const std::uint32_t ticket = next_.fetch_add(1, std::memory_order_relaxed);
     if (owner_.load(std::memory_order_acquire) == ticket) return;

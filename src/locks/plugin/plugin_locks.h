@@ -15,8 +15,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <string_view>
 
 #include <rwstress/plugin.h>
+
+#include "platform/printable.h"
 
 namespace rwstress {
 
@@ -47,11 +51,22 @@ class PluginObject {
 
   // The plugin's lock object (explore names the words in it).
   const void* object() const noexcept { return obj_; }
+
+  // The idle check (lock_traits.h, HasIdleCheck) where the plugin has one
+  // (ABI 3, not_idle): its line, cut to something printable.
+  const char* not_idle() const noexcept {
+    if (ops_->abi < 3 || !ops_->not_idle) return nullptr;
+    const char* what = ops_->not_idle(obj_);
+    if (!what) return nullptr;
+    idle_text_ = printable(std::string_view(what, ::strnlen(what, 1000)), 200);
+    return idle_text_.c_str();
+  }
   std::size_t object_size() const noexcept { return ops_->size; }
 
  protected:
   const rwstress_lock_ops* ops_;
   void* obj_;
+  mutable std::string idle_text_;
 
  private:
   [[noreturn]] void fail(const char* what, int rc) noexcept {
@@ -65,6 +80,7 @@ class PluginRwlock : PluginObject {
  public:
   PluginRwlock(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
   using PluginObject::object;
+  using PluginObject::not_idle;
   using PluginObject::object_size;
   void down_read() noexcept { ops_->lock_shared(obj_); }
   void up_read() noexcept { ops_->unlock_shared(obj_); }
@@ -92,6 +108,7 @@ class PluginMutex : PluginObject {
  public:
   PluginMutex(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
   using PluginObject::object;
+  using PluginObject::not_idle;
   using PluginObject::object_size;
   void lock() noexcept { ops_->lock(obj_); }
   void unlock() noexcept { ops_->unlock(obj_); }
@@ -107,6 +124,7 @@ class PluginSemaphore : PluginObject {
  public:
   PluginSemaphore(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
   using PluginObject::object;
+  using PluginObject::not_idle;
   using PluginObject::object_size;
   void down() noexcept { ops_->lock(obj_); }
   void up() noexcept { ops_->unlock(obj_); }

@@ -71,6 +71,7 @@ class TaskFairRwlock {
   template <class H>
   using WithHooks = TaskFairRwlock<H>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
+  static constexpr bool kQueuedBeforeSpinning = true;  // the preference check (lock_traits.h)
   void down_read() noexcept {
     const std::uint64_t ticket = requests_.fetch_add(kReader, std::memory_order_relaxed);
     spin_until<Hooks>([&] {

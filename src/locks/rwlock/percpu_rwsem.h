@@ -34,6 +34,16 @@
 //     rcu_sync" (the asymmetric Dekker pattern of liburcu's memb flavour),
 //     backing out to the slow path when a writer is about.
 //   - Per-CPU counters are per-slot (percpu_slot.h): threads migrate.
+//   - Per-CPU counts: the kernel's this_cpu_inc is an unlocked add to the
+//     CPU's own copy (incl %gs:... on x86). A slot here may be shared (past
+//     kPercpuSlots threads, and a thread that migrates keeps its slot), so
+//     the add is an atomic relaxed fetch_add in every build, explore's too:
+//     on x86 a locked add, which is a full barrier the kernel's incl is
+//     not. explore --memory tso therefore judges the x86 code this lock
+//     runs (the reader's add is never left in a store buffer), and --memory
+//     c11 judges weakly ordered targets, where a relaxed read-modify-write
+//     orders nothing. The kernel's own percpu-rwsem.c, built by `rwstress
+//     kernel`, keeps the unlocked add (the kernel layer's this_cpu_add).
 //
 // State: slots_[i].count (per-slot reader counts, may go negative: a
 // reader may release on another slot's behalf), block_ (0 free for
@@ -137,6 +147,19 @@ class PercpuRwsem {
     sync_exit();
   }
 
+  // The idle check (lock_traits.h, HasIdleCheck): after every thread left.
+  // rcu_sync may rest in "exit" (the header comment), so it is not looked at.
+  const char* not_idle() const noexcept {
+    long readers = 0;
+    for (const Slot& s : slots_) readers += s.count.load(std::memory_order_relaxed);
+    if (readers != 0) return "the per-CPU reader counts do not sum to 0";
+    if (block_.load(std::memory_order_relaxed)) return "block is set";
+    if (writers_.load(std::memory_order_relaxed)) return "rcu_sync's writer count is not 0";
+    if (head_) return "the wait queue is not empty";
+    if (wait_lock_.is_locked()) return "the wait queue's lock is held";
+    return nullptr;
+  }
+
  private:
   enum : std::uint32_t { kIdle = 0, kActive = 1, kExit = 2 };
 
@@ -174,7 +197,7 @@ class PercpuRwsem {
   // --- readers ------------------------------------------------------------
   bool try_fast_read() noexcept {
     auto& c = slots_[reader_slot<Hooks>()].count;
-    this_cpu_add<Hooks>(c, 1);
+    c.fetch_add(1, std::memory_order_relaxed);  // this_cpu_inc: see "Per-CPU counts" above
     if constexpr (!kNoFence) {
       if (reader_fence_)
         seam_fence<Hooks>(std::memory_order_seq_cst);

@@ -61,25 +61,29 @@ class ReaderPrefRwlock {
   Atomic<Hooks, std::uint32_t> word_{0};
 };
 
-template <class Hooks = NoHooks>
+// kReadersPassWaiting: the busted zoo's busted-wpref-readers-pass (its
+// readers look only at a writer holding, not at writers waiting: the lock
+// behaves reader-preference while it declares writer-preference).
+template <class Hooks = NoHooks, bool kReadersPassWaiting = false>
 class WriterPrefRwlock {
  public:
   template <class H>
-  using WithHooks = WriterPrefRwlock<H>;  // the same lock over other hooks
+  using WithHooks = WriterPrefRwlock<H, kReadersPassWaiting>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
+  static constexpr bool kQueuedBeforeSpinning = true;  // the preference check (lock_traits.h)
   void down_read() noexcept {
     SpinWait<Hooks> wait;
     for (;;) {
       std::uint32_t c = word_.load(std::memory_order_relaxed);
-      if (!(c & kWriterMask) && word_.compare_exchange_weak(c, c + kReader, std::memory_order_acquire,
-                                                            std::memory_order_relaxed))
+      if (!(c & kReaderBlockers) && word_.compare_exchange_weak(c, c + kReader, std::memory_order_acquire,
+                                                                std::memory_order_relaxed))
         return;
       wait.once();
     }
   }
   bool down_read_trylock() noexcept {
     std::uint32_t c = word_.load(std::memory_order_relaxed);
-    return !(c & kWriterMask) && word_.compare_exchange_strong(
+    return !(c & kReaderBlockers) && word_.compare_exchange_strong(
                                      c, c + kReader, std::memory_order_acquire,
                                      std::memory_order_relaxed);
   }
@@ -112,6 +116,8 @@ class WriterPrefRwlock {
   static constexpr std::uint32_t kWriterMask = 0xffff;
   static constexpr std::uint32_t kReader = 1u << 16;
   static constexpr std::uint32_t kReaderMask = 0xffff0000u;
+  // What keeps a reader out: a writer holding or waiting (bug: holding only).
+  static constexpr std::uint32_t kReaderBlockers = kReadersPassWaiting ? kHeld : kWriterMask;
   Atomic<Hooks, std::uint32_t> word_{0};
 };
 

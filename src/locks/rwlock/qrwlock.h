@@ -56,6 +56,14 @@ class QRwlock {
   }
   void up_write() noexcept { cnts_.fetch_sub(kLocked, std::memory_order_release); }
 
+  // The idle check (lock_traits.h, HasIdleCheck): after every thread left.
+  const char* not_idle() const noexcept {
+    if (cnts_.load(std::memory_order_relaxed) != 0)
+      return "cnts is not 0 (a reader count, _QW_WAITING or _QW_LOCKED left)";
+    if (const char* q = wait_lock_.not_idle()) return q;
+    return nullptr;
+  }
+
  private:
   static constexpr std::uint32_t kLocked = 0xff;
   static constexpr std::uint32_t kWaiting = 0x100;

@@ -56,12 +56,13 @@ struct LinuxRwsemWaiter : RwsemWaiter {
   bool handoff_set = false;
 };
 
-// kBrokenSteal: the busted zoo's busted-rwsem-handoff (busted_rwlocks.h).
-template <class Hooks = NoHooks, bool kBrokenSteal = false>
+// kBrokenSteal: the busted zoo's busted-rwsem-handoff; kLeakOsq: its
+// busted-rwsem-osq-leak (busted_rwlocks.h).
+template <class Hooks = NoHooks, bool kBrokenSteal = false, bool kLeakOsq = false>
 class LinuxRwsem {
  public:
   template <class H>
-  using WithHooks = LinuxRwsem<H, kBrokenSteal>;  // the same lock over other hooks
+  using WithHooks = LinuxRwsem<H, kBrokenSteal, kLeakOsq>;  // the same lock over other hooks
   static constexpr long kWriterLocked = 1L << 0;
   static constexpr long kWaiters = 1L << 1;
   static constexpr long kHandoff = 1L << 2;
@@ -128,6 +129,19 @@ class LinuxRwsem {
   }
 
   long count_for_test() const noexcept { return count_.load(); }
+
+  // The idle check (lock_traits.h, HasIdleCheck): after every thread left.
+  const char* not_idle() const noexcept {
+    const long c = count_.load(std::memory_order_relaxed);
+    if (c & kHandoff) return "count has HANDOFF set";
+    if (c & kWaiters) return "count has WAITERS set with nobody waiting";
+    if (c != 0) return "count is not 0 (a reader or writer still counted)";
+    if (owner_.load(std::memory_order_relaxed)) return "owner is set";
+    if (osq_.load(std::memory_order_relaxed)) return "the OSQ is held (an optimistic spinner never left it)";
+    if (!list_.empty()) return "the wait list is not empty";
+    if (wait_lock_.is_locked()) return "wait_lock is held";
+    return nullptr;
+  }
 
  private:
   enum class WakeType { kAny, kReaders, kReadOwned };
@@ -317,6 +331,7 @@ class LinuxRwsem {
     for (long turn = 0; turn < most_turns && !spinner_told_to_stop<Hooks>(); ++turn) {
       if (try_write_lock_unqueued()) {
         taken = true;
+        if constexpr (kLeakOsq) return true;  // the busted zoo's: the OSQ stays held
         break;
       }
       const long c = count_.load(std::memory_order_relaxed);

@@ -116,6 +116,15 @@ class RwsemXadd {
 
   std::int32_t count_for_test() const noexcept { return count_.load(); }
 
+  // The idle check (lock_traits.h, HasIdleCheck): after every thread left.
+  const char* not_idle() const noexcept {
+    if (count_.load(std::memory_order_relaxed) != kUnlockedValue)
+      return "count is not RWSEM_UNLOCKED_VALUE (an active or waiting bias left)";
+    if (!waiters_.empty()) return "the wait list is not empty";
+    if (wait_lock_.is_locked()) return "wait_lock is held";
+    return nullptr;
+  }
+
  private:
 
   // `adjustment` swaps the active bias this locker added for a waiting bias

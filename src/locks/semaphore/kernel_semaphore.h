@@ -17,11 +17,12 @@
 
 namespace rwstress {
 
-template <class Hooks = NoHooks>
+// kLateGrantLost: the busted zoo's busted-sem-late-timeout (busted_mutexes.h).
+template <class Hooks = NoHooks, bool kLateGrantLost = false>
 class KernelSemaphore {
  public:
   template <class H>
-  using WithHooks = KernelSemaphore<H>;  // the same lock over other hooks
+  using WithHooks = KernelSemaphore<H, kLateGrantLost>;  // the same lock over other hooks
   explicit KernelSemaphore(int count) noexcept : count_(count) {}
 
   void down() noexcept {
@@ -55,6 +56,7 @@ class KernelSemaphore {
     RwsemWaiter w(false);
     enqueue(w);
     lock_.unlock();
+    bool late = false;
     while (w.waiting.load(std::memory_order_acquire)) {
       auto left = deadline - lock_clock_now<Hooks>();
       if (left <= std::chrono::nanoseconds::zero()) {
@@ -63,6 +65,7 @@ class KernelSemaphore {
           list_.remove(&w);
           return false;
         }
+        late = true;
         break;  // up() already took us off the list: the unit is ours
       }
       Hooks::at(HookPoint::kBeforeSleep);
@@ -70,7 +73,7 @@ class KernelSemaphore {
       Hooks::at(HookPoint::kAfterWake);
     }
     rwsem_wait_for_grant<Hooks>(w);  // granted, or about to be
-    return true;
+    return !(kLateGrantLost && late);  // the busted one reports the late grant as a timeout
   }
 
   void up() noexcept {
@@ -86,6 +89,14 @@ class KernelSemaphore {
     lock_.unlock();
     Hooks::at(HookPoint::kBeforeWake);
     rwsem_grant(w);
+  }
+
+  // The idle check (lock_traits.h, HasIdleCheck): after every thread left
+  // (the count itself: the after-run unit count, semaphore_run.h).
+  const char* not_idle() const noexcept {
+    if (!list_.empty()) return "the wait list is not empty";
+    if (lock_.is_locked()) return "the semaphore's spinlock is held";
+    return nullptr;
   }
 
  protected:  // busted-sem-double-up reuses everything but up()
