@@ -60,6 +60,7 @@ struct Run {
           n, o.memory == Memory::kTso ? MemoryModel::Kind::kTso : MemoryModel::Kind::kC11);
     stale_left = o.stale_reads;
     times_away.assign(std::size_t(n), 0);
+    times_expired.assign(std::size_t(n), 0);
     spurious_left = o.spurious_wakes;
     expiry_left = o.expiries;
     at.assign(std::size_t(n), "start");
@@ -104,6 +105,7 @@ struct Run {
   std::vector<bool> woke_spuriously;  // and then: until the thread asks (woke_spuriously())
   std::vector<bool> gone;             // set_away(): away now
   std::vector<int> times_away;        // set_away(true) calls
+  std::vector<int> times_expired;     // timed waits ended by their timeout
   int spurious_left = 0;
   int expiry_left = 0;  // timeouts a sampled schedule may still make expire
   std::vector<bool> checking;    // at a signal check (signal_check())
@@ -133,6 +135,7 @@ struct Run {
     if (blocked_until[u] != 0) {
       if (blocked_until[u] > now()) skipped_ns += blocked_until[u] - now();
       expired[u] = true;
+      ++times_expired[u];
     } else {
       spurious[u] = true;
     }
@@ -156,7 +159,7 @@ struct Run {
       if (state[u] == State::kRunnable) any_runnable = true;
       if (state[u] != State::kBlocked || blocked_until[u] == 0) continue;
       if (blocked_until[u] <= now())
-        unblock(u), any_runnable = true;
+        unblock(u), ++times_expired[u], any_runnable = true;
       else if (earliest == 0 || blocked_until[u] < earliest)
         earliest = blocked_until[u];
     }
@@ -473,6 +476,13 @@ int times_away(int i) {
   if (!r || i < 0 || i >= r->n) return 0;
   std::lock_guard lock(r->mutex);
   return r->times_away[std::size_t(i)];
+}
+
+int times_expired(int i) {
+  Run* r = tl_run;
+  if (!r || i < 0 || i >= r->n) return 0;
+  std::lock_guard lock(r->mutex);
+  return r->times_expired[std::size_t(i)];
 }
 
 bool signals() { return tl_run && tl_run->options.signals; }

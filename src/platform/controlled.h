@@ -241,6 +241,10 @@ std::uint64_t all_spinning_for();
 void set_away(bool away);
 bool away(int i);
 int times_away(int i);
+// How many of thread i's timed waits have ended by their timeout (chosen,
+// or the clock passing the deadline): a waiter whose time ran out gave up
+// its place in the lock.
+int times_expired(int i);
 // Whether the caller's run delivers fatal signals (Options::signals).
 bool signals();
 // Whether the calling thread's last futex wait ended in a spurious wake-up

@@ -99,6 +99,7 @@ struct Shared {
     int thread;
     std::uint64_t call;
     int away;
+    int expired;
   };
   std::vector<std::uint64_t> calls = std::vector<std::uint64_t>(64, 0);
   std::vector<int> asking = std::vector<int>(64, 0);
@@ -144,8 +145,9 @@ void ordered_entry(Shared<Lock>& s, int i, const char* holder, bool exclusive) {
 // together and may return in any order). Waiting is what the scheduler
 // sees: asleep in the lock,
 // or spinning in a lock that declares it takes its place before it spins
-// (QueuedBeforeSpinning). A waiter killed meanwhile (explore --signals) is
-// not waited for.
+// (QueuedBeforeSpinning). A waiter killed meanwhile (explore --signals), or
+// whose timed wait ran out meanwhile (it gave up its place, even if its
+// call has not returned yet), is not waited for.
 inline bool may_not_pass(Fairness f, bool me_exclusive, bool waiter_exclusive) {
   switch (f) {
     case Fairness::kWriterPref: return !me_exclusive && waiter_exclusive;
@@ -176,7 +178,9 @@ void asks(Shared<Lock>& s, const ExploreShape& shape, int i, bool exclusive) {
     if (shape.fairness == Fairness::kPhaseFair && s.writers_in > 0) continue;  // a write phase
     const bool waiting =
         controlled::asleep(j) || (QueuedBeforeSpinning<Lock> && controlled::spinning(j));
-    if (waiting) s.must_not_pass[u].push_back({j, s.calls[v], controlled::times_away(j)});
+    if (waiting)
+      s.must_not_pass[u].push_back(
+          {j, s.calls[v], controlled::times_away(j), controlled::times_expired(j)});
   }
 }
 
@@ -186,7 +190,8 @@ void admitted(Shared<Lock>& s, const ExploreShape& shape, int i) {
   s.asking[u] = 0;
   for (const auto& w : s.must_not_pass[u]) {
     const std::size_t v = std::size_t(w.thread);
-    if (s.asking[v] == 0 || s.calls[v] != w.call || controlled::times_away(w.thread) != w.away)
+    if (s.asking[v] == 0 || s.calls[v] != w.call || controlled::times_away(w.thread) != w.away ||
+        controlled::times_expired(w.thread) != w.expired)
       continue;
     const auto role = [&](int t, bool excl) {
       const bool rw = shape.scenario.family == Family::kRwlock;
