@@ -51,6 +51,7 @@ class PluginObject {
 
   // The plugin's lock object (explore names the words in it).
   const void* object() const noexcept { return obj_; }
+  std::size_t object_size() const noexcept { return ops_->size; }
 
   // The idle check (lock_traits.h, HasIdleCheck) where the plugin has one
   // (ABI 3, not_idle): its line, cut to something printable.
@@ -61,7 +62,6 @@ class PluginObject {
     idle_text_ = printable(std::string_view(what, ::strnlen(what, 1000)), 200);
     return idle_text_.c_str();
   }
-  std::size_t object_size() const noexcept { return ops_->size; }
 
  protected:
   const rwstress_lock_ops* ops_;
