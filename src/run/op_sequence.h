@@ -1,5 +1,5 @@
 // Both builds of a lock perform the same operations (docs/explore.md,
-// "What explore runs"): explore judges the controlled instantiation of a
+// "The same operations in both builds"): explore judges the controlled instantiation of a
 // lock, so every verdict it gives is about the ordinary one only if each
 // entry point performs, in both, the same atomic operations with the same
 // memory orders on the same words, and the same fences.
