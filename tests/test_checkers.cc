@@ -6,7 +6,12 @@
 
 #include "locks/busted/busted_mutexes.h"
 #include "locks/busted/busted_noop.h"
+#include "locks/busted/busted_rwlocks.h"
+#include "locks/rwlock/fair_rwlocks.h"
+#include "locks/rwlock/pref_rwlocks.h"
+#include "locks/rwlock/rwsem_linux.h"
 #include "locks/rwlock/rwsem_xadd.h"
+#include "locks/spin_bound.h"
 #include "locks/semaphore/kernel_semaphore.h"
 #include "run/checkers.h"
 #include "run/rwlock_run.h"
@@ -167,6 +172,95 @@ BOOST_AUTO_TEST_CASE(checkers_quiet_on_a_correct_lock) {
   BOOST_TEST(r.violation_count == 0u);
   BOOST_TEST(r.verdict == Verdict::kPass);
   BOOST_TEST(r.notes.empty());
+}
+
+// The spin-bound judge itself: a deadline has one turn of grace (the
+// first turn past it may come after an honest look at the clock), the
+// second turn past the same deadline is the violation, reported once; a
+// deadline stated again goes on, a new one starts over; a number of turns
+// is exact.
+BOOST_AUTO_TEST_CASE(spin_bound_judges_deadlines_with_one_turn_of_grace_and_turns_exactly) {
+  const auto drained = [] {
+    ViolationLog log;
+    drain_lock_warnings(log);
+    RunResult r;
+    log.copy_into(r);
+    return r.violations_by_kind[int(ViolationKind::kSpinBound)];
+  };
+  LockWarnings::instance().clear();
+  const auto past = std::chrono::steady_clock::now() - 1s;
+  const auto future = std::chrono::steady_clock::now() + 1h;
+
+  SpinBound<NoHooks> ahead;
+  ahead.until(future, "test spin");
+  for (int i = 0; i < 100; ++i) ahead.turn();
+  BOOST_TEST(drained() == 0u);
+
+  SpinBound<NoHooks> late;
+  late.until(past, "test spin");
+  late.turn();  // the grace turn
+  BOOST_TEST(drained() == 0u);
+  late.until(past, "test spin");  // stated again: the same bound
+  late.turn();
+  late.turn();
+  late.turn();
+  BOOST_TEST(drained() == 1u);  // once per bound stated
+
+  SpinBound<NoHooks> renewed;
+  renewed.until(past, "test spin");
+  renewed.turn();
+  renewed.until(past - 1s, "test spin");  // a new deadline (the state changed)
+  renewed.turn();
+  BOOST_TEST(drained() == 0u);
+  renewed.clear();
+  for (int i = 0; i < 10; ++i) renewed.turn();
+  BOOST_TEST(drained() == 0u);
+
+  SpinBound<NoHooks> counted;
+  int owner = 0, other = 0;
+  counted.turns(5, &owner, "test spin");
+  for (int i = 0; i < 5; ++i) counted.turn();
+  counted.turns(5, &owner, "test spin");  // the same owner: the count goes on
+  BOOST_TEST(drained() == 0u);
+  counted.turns(5, &other, "test spin");  // a new owner: five more
+  for (int i = 0; i < 5; ++i) counted.turn();
+  BOOST_TEST(drained() == 0u);
+  counted.turn();
+  BOOST_TEST(drained() == 1u);
+}
+
+// In a timed run: linux-rwsem's writer with the reader-owned spin's
+// deadline removed is caught; linux-rwsem itself, run after run, is not.
+BOOST_AUTO_TEST_CASE(spin_bound_fires_on_an_endless_reader_spin_and_not_on_linux_rwsem) {
+  RunResult busted = run<BustedRwsemEndlessRspin<>>(3, 2, 500ms, Fairness::kHandoff);
+  BOOST_TEST(of(busted, ViolationKind::kSpinBound) > 0u);
+  BOOST_TEST(busted.verdict == Verdict::kFail);
+  for (int i = 0; i < 5; ++i) {
+    RunResult r = run<LinuxRwsem<>>(3, 2, 300ms, Fairness::kHandoff);
+    BOOST_TEST(of(r, ViolationKind::kSpinBound) == 0u);
+    BOOST_TEST(r.verdict == Verdict::kPass);
+  }
+}
+
+// Preference in a timed run: a writer-preference lock whose readers pass a
+// writer that waits in the lock (it spun after raising the waiting-writer
+// count) fails; the correct writer-preference and task-fair locks, whose
+// waiters also show by their spin turns, pass run after run.
+BOOST_AUTO_TEST_CASE(preference_fires_in_a_timed_run_and_not_on_correct_queued_locks) {
+  RunResult busted = run<BustedWprefReadersPass<>>(2, 1, 300ms, Fairness::kWriterPref);
+  BOOST_TEST(of(busted, ViolationKind::kPreference) > 0u);
+  BOOST_TEST(busted.verdict == Verdict::kFail);
+  BOOST_REQUIRE(!busted.first_violations.empty());
+  BOOST_TEST(busted.first_violations[0].detail.find("was let in while writer W2") != std::string::npos,
+             busted.first_violations[0].detail);
+  for (int i = 0; i < 4; ++i) {
+    RunResult wp = run<WriterPrefRwlock<>>(2 + i, 1 + i % 2, 200ms, Fairness::kWriterPref);
+    BOOST_TEST(of(wp, ViolationKind::kPreference) == 0u);
+    BOOST_TEST(wp.verdict == Verdict::kPass);
+    RunResult tf = run<TaskFairRwlock<>>(2 + i, 1 + i % 2, 200ms, Fairness::kTaskFair);
+    BOOST_TEST(of(tf, ViolationKind::kPreference) == 0u);
+    BOOST_TEST(tf.verdict == Verdict::kPass);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(serialised_readers_are_reported_not_failed) {

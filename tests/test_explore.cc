@@ -799,6 +799,31 @@ BOOST_AUTO_TEST_CASE(preference_is_judged_at_every_admission_under_explore) {
   }
 }
 
+// Spin bounds under explore: the run's clock moves a microsecond a step,
+// so a writer spinning on readers meets its deadline within a few of their
+// steps. linux-rwsem with that deadline removed is caught by the default
+// explore (FAIL spin-bound, the turn past the deadline on the writer's
+// thread); linux-rwsem passes the same schedules.
+BOOST_AUTO_TEST_CASE(a_spinner_past_its_declared_bound_fails_under_explore) {
+  Tally busted = explore_lock("busted-rwsem-endless-rspin", 2, 1, 2, 1000, ctl::Strategy::kRandom);
+  BOOST_REQUIRE(busted.failing > 0);
+  BOOST_REQUIRE(!busted.first.violations.empty());
+  BOOST_TEST((busted.first.violations[0].kind == ViolationKind::kSpinBound),
+             busted.first.violations[0].detail);
+  BOOST_TEST(busted.first.violations[0].detail.find("reader-owned") != std::string::npos,
+             busted.first.violations[0].detail);
+  std::vector<std::string> lines;
+  BOOST_TEST(explore_cli({"explore", "--lock", "busted-rwsem-endless-rspin"}, &lines) == 1);
+  BOOST_TEST(has_line(lines, "spin-bound ("));
+  for (auto [r, w] : {std::pair{2, 1}, std::pair{1, 2}, std::pair{3, 1}})
+    for (auto strategy : {ctl::Strategy::kRandom, ctl::Strategy::kPct}) {
+      Tally t = explore_lock("linux-rwsem", r, w, 2, 1000, strategy);
+      BOOST_TEST(t.failing == 0, r << "R+" << w << "W: "
+                                   << (t.first.violations.empty() ? std::string("")
+                                                                  : t.first.violations[0].detail));
+    }
+}
+
 // A timed wait's expiry is a choice too (down_timeout: explore draws it
 // for one acquisition in three): busted-sem-late-timeout, which reports a
 // timeout when its time runs out just as up() hands it the unit, completes

@@ -133,7 +133,8 @@ BOOST_AUTO_TEST_CASE(a_plugin_lock_not_idle_after_the_run_fails_and_an_abi2_tabl
 
 BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
   const std::pair<const char*, const char*> cases[] = {
-      {"bad_abi", "ABI 4 (this rwstress speaks ABI 1 to 3)"},
+      {"bad_abi", "ABI 5 (this rwstress speaks ABI 1 to 4)"},
+      {"bad_timeout_in_rwlock", "lock_timeout is for semaphores only"},
       {"bad_fairness", "fairness 9 is none of"},
       {"bad_flags", "flags 0x80 has bits"},
       {"bad_controlled", "declares RWSTRESS_LOCK_CONTROLLED but does not export"},
@@ -494,6 +495,25 @@ BOOST_AUTO_TEST_CASE(a_semaphore_that_loses_a_unit_is_units_lost) {
     ProcessResult ok = run_rwstress("--plugin " + plugin("crashing_plugin") + args);
     BOOST_TEST(ok.exit_code == 0, args << ": " << ok.out + ok.err);
   }
+}
+
+// Plugin ABI 4's lock_timeout is a semaphore's down_timeout: the timed run
+// takes one trylock turn in two through it, and the semantics probe before
+// the run calls it with every unit taken. One that says it took a unit when
+// its time ran out fails there (trylock-truth); the correct one passes, run
+// after run, at count 1 and 2.
+BOOST_AUTO_TEST_CASE(a_plugin_semaphore_timeout_is_called_and_judged) {
+  ProcessResult bad = run_rwstress("--plugin " + plugin("crashing_plugin") +
+                                   " --lock sem-timeout-grants --threads 4 --count 1 --duration 300ms");
+  BOOST_TEST(bad.exit_code == 1, bad.out + bad.err);
+  BOOST_TEST(bad.out.find("down_timeout succeeded with every unit taken") != std::string::npos,
+             bad.out);
+  for (int i = 0; i < 3; ++i)
+    for (const char* args : {" --lock sem-timeout --threads 4 --count 1 --duration 300ms",
+                             " --lock sem-timeout --threads 4 --count 2 --duration 300ms"}) {
+      ProcessResult ok = run_rwstress("--plugin " + plugin("crashing_plugin") + args);
+      BOOST_TEST(ok.exit_code == 0, args << ": " << ok.out + ok.err);
+    }
 }
 
 // Oversubscribed spinlocks beside CPU hogs: a holder preempted for longer

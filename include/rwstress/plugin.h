@@ -1,4 +1,4 @@
-/* rwstress plugin ABI, version 3: bring your own lock (docs/plugins.md).
+/* rwstress plugin ABI, version 4: bring your own lock (docs/plugins.md).
  *
  * A plugin is a shared object that exports one symbol, rwstress_plugin_v1,
  * returning a NULL-terminated array of lock ops. rwstress allocates each lock
@@ -21,8 +21,10 @@ extern "C" {
 /* 2 added `fairness` and `flags` at the end. A plugin built for ABI 1 keeps
  * loading: its table ends before them, and it is judged unfair, without
  * flags. 3 added `not_idle`; a plugin built for ABI 1 or 2 keeps loading,
- * and only the trylock check of a free lock runs after a run. */
-#define RWSTRESS_PLUGIN_ABI 3
+ * and only the trylock check of a free lock runs after a run. 4 added
+ * `lock_timeout`; a plugin built for ABI 1 to 3 keeps loading, and its
+ * semaphore is run without a timed entry point. */
+#define RWSTRESS_PLUGIN_ABI 4
 
 enum rwstress_family {
     RWSTRESS_FAMILY_RWLOCK    = 1,
@@ -81,6 +83,16 @@ struct rwstress_lock_ops {
      * line naming the field that is not ("the OSQ is held"): the run FAILs
      * `not-idle` with it (docs/checkers.md). */
     const char *(*not_idle)(void *lock);
+    /* ABI 4 */
+    /* Optional (NULL), semaphores only: down() with a time limit, as the
+     * kernel's down_timeout(): waits at most timeout_ns (relative) for a
+     * unit; 1 = it took one, 0 = the time ran out and it took nothing. A
+     * unit handed over just as the time runs out is taken (1), never lost.
+     * Timed runs take one trylock turn in two through it; explore takes one
+     * acquisition in three through it, with the expiry a choice of the
+     * schedule where the plugin waits through <rwstress/explore.h>'s timed
+     * futex_wait (docs/plugins.md). */
+    int (*lock_timeout)(void *lock, unsigned long long timeout_ns);
 };
 
 /* The one symbol a plugin exports: a NULL-terminated array of lock ops. */

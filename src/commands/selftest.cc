@@ -49,9 +49,12 @@ const BustedCase kCases[] = {
     {"busted-unfair-claims-fair", Verdict::kStarved, false, 4, 1, 20000},
     {"busted-rwsem-handoff", Verdict::kStarved, false, 4, 1, 20000},
     {"busted-rwsem-osq-leak", Verdict::kFail, false, 2, 3},
-    // Preference is judged exactly under explore (every admission against
-    // the waiters when it asked); a timed run sees a writer held back.
-    {"busted-wpref-readers-pass", Verdict::kFail, false, 2, 1, 0, {}, true},
+    // Its writers spin on readers past their deadline: the spin-bound
+    // judge's FAIL, in a timed run as in explore.
+    {"busted-rwsem-endless-rspin", Verdict::kFail, false, 3, 2},
+    // Preference: its spinning writer waits in the lock (it raised the
+    // waiting-writer count before its first turn) while readers pass it.
+    {"busted-wpref-readers-pass", Verdict::kFail, false, 2, 1},
     {"busted-racy-tas", Verdict::kFail, false, 0, 4},
     {"busted-lying-trylock", Verdict::kFail, false, 0, 3},
     {"busted-ticket-wrap", Verdict::kFail, true, 0, 8, 0, "sleep@in-cs:p=0.01,fixed(1ms)"},

@@ -19,6 +19,7 @@
 
 #include "locks/hooks.h"
 #include "platform/cpu_relax.h"
+#include "platform/wait_signal.h"
 
 namespace rwstress {
 
@@ -32,6 +33,7 @@ class SpinWait {
   void once() noexcept {
     Hooks::at(HookPoint::kSpinIteration);
     if constexpr (kControlled<Hooks>) return;  // the hook was the turn (controlled::spin)
+    signal_spin_turn();  // the timed preference check's: it waits in the lock
     if (++spins_ < kSpinsBeforeYield) {
       cpu_relax();
     } else {

@@ -58,6 +58,7 @@ const char* violation_kind_name(ViolationKind k) {
     case ViolationKind::kOrdering: return "ordering";
     case ViolationKind::kNotIdle: return "not-idle";
     case ViolationKind::kPreference: return "preference";
+    case ViolationKind::kSpinBound: return "spin-bound";
   }
   return "?";
 }

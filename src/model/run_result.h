@@ -42,9 +42,10 @@ enum class ViolationKind {
   kLockWarning,      // the lock's own WARN_ON/BUG_ON/lockdep check fired (kernel-compat layer)
   kOrdering,         // explore --memory c11: a holder not ordered after the last write hold
   kNotIdle,          // a field of the lock not back at rest after every thread left
-  kPreference,       // explore: an admission the lock's fairness class forbids
+  kPreference,       // an admission the lock's fairness class forbids
+  kSpinBound,        // a spinner took a turn past the bound its lock declared
 };
-inline constexpr int kViolationKindCount = 13;
+inline constexpr int kViolationKindCount = 14;
 const char* violation_kind_name(ViolationKind k);
 inline std::ostream& operator<<(std::ostream& os, ViolationKind k) {
   return os << violation_kind_name(k);

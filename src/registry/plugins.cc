@@ -48,6 +48,8 @@ std::optional<Fairness> fairness_declared(const rwstress_lock_ops& ops) {
 }
 
 unsigned flags_declared(const rwstress_lock_ops& ops) { return ops.abi < 2 ? 0 : ops.flags; }
+// ABI 4's lock_timeout; an older table ends before it.
+bool timeout_declared(const rwstress_lock_ops& ops) { return ops.abi >= 4 && ops.lock_timeout; }
 
 constexpr unsigned kKnownFlags =
     RWSTRESS_LOCK_SPINS | RWSTRESS_LOCK_KILLABLE | RWSTRESS_LOCK_CONTROLLED;
@@ -86,6 +88,15 @@ LockEntry rwlock_with_try_shared(const rwstress_lock_ops& ops, std::string_view 
                              : rwlock_with_downgrade<kTry, false>(ops, origin);
 }
 
+template <bool kTry>
+LockEntry semaphore_with_timeout(const rwstress_lock_ops& ops, std::string_view origin) {
+  using WithTimeout = PluginSemaphore<kTry, true>;
+  using Without = PluginSemaphore<kTry, false>;
+  return timeout_declared(ops)
+             ? explorable<WithTimeout>(semaphore<WithTimeout>(ops.name, kUntil, origin))
+             : explorable<Without>(semaphore<Without>(ops.name, kUntil, origin));
+}
+
 // The instantiation whose capabilities are the plugin's optional ops.
 LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin, PluginKind kind) {
   LockEntry e;
@@ -99,9 +110,8 @@ LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin, Pl
                        : explorable<PluginMutex<false>>(mutex<PluginMutex<false>>(ops.name, kUntil, origin));
       break;
     case RWSTRESS_FAMILY_SEMAPHORE:
-      e = ops.try_lock
-              ? explorable<PluginSemaphore<true>>(semaphore<PluginSemaphore<true>>(ops.name, kUntil, origin))
-              : explorable<PluginSemaphore<false>>(semaphore<PluginSemaphore<false>>(ops.name, kUntil, origin));
+      e = ops.try_lock ? semaphore_with_timeout<true>(ops, origin)
+                       : semaphore_with_timeout<false>(ops, origin);
       break;
   }
   // Explorable only where every access and sleep of the lock is a point.
@@ -152,6 +162,8 @@ std::string check_ops(const rwstress_lock_ops& ops) {
     return "a rwlock needs lock_shared and unlock_shared";
   if (!rwlock && (ops.lock_shared || ops.unlock_shared || ops.try_lock_shared || ops.downgrade))
     return "lock_shared, unlock_shared, try_lock_shared and downgrade are for rwlocks only";
+  if (timeout_declared(ops) && ops.family != RWSTRESS_FAMILY_SEMAPHORE)
+    return "lock_timeout is for semaphores only";
   // One object, initialised and destroyed, before any run relies on it.
   const long count = ops.family == RWSTRESS_FAMILY_SEMAPHORE ? 1 : 0;
   void* obj = alloc_plugin_object(ops);

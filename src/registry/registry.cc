@@ -168,6 +168,10 @@ constexpr LockEntry kLocks[] = {
                                  "linux-rwsem whose winning optimistic spinner never leaves the "
                                  "OSQ: safe and live, not idle",
                                  true),
+    rwlock<BustedRwsemEndlessRspin<>>("busted-rwsem-endless-rspin", Fairness::kHandoff,
+                                      "linux-rwsem whose writer spins on a reader-owned lock past "
+                                      "its deadline (rwsem_rspin_threshold): safe, live, spins on",
+                                      true),
     rwlock<PercpuRwsem<NoHooks, true>>(
         "busted-percpu-no-fence", Fairness::kUnfair,
         "percpu-rwsem without the reader fence and grace period: store buffering (explore --memory c11 or tso)",

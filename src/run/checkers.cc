@@ -26,42 +26,18 @@ void ViolationLog::count_more(ViolationKind kind, std::uint64_t n) {
   by_kind_[int(kind)].fetch_add(n, std::memory_order_relaxed);
 }
 
-LockWarnings& LockWarnings::instance() {
-  static LockWarnings w;
-  return w;
-}
-
-void LockWarnings::raise(int thread, std::string detail) {
-  std::lock_guard guard(mutex_);
-  for (Entry& e : entries_)
-    if (e.detail == detail) {
-      ++e.times;
-      return;
-    }
-  if (entries_.size() < kDistinct)
-    entries_.push_back(Entry{thread, std::move(detail), 1});
-  else
-    ++beyond_;
-}
-
-void LockWarnings::clear() {
-  std::lock_guard guard(mutex_);
-  entries_.clear();
-  beyond_ = 0;
-}
-
-void LockWarnings::drain_into(ViolationLog& log) {
-  std::lock_guard guard(mutex_);
-  for (Entry& e : entries_) {
+void drain_lock_warnings(ViolationLog& log) {
+  std::uint64_t beyond = 0;
+  for (LockWarnings::Entry& e : LockWarnings::instance().take(beyond)) {
+    const ViolationKind kind =
+        e.kind == LockSaid::kSpinBound ? ViolationKind::kSpinBound : ViolationKind::kLockWarning;
     std::string detail =
         e.times > 1 ? fmt::format("{} ({} times; the first on this thread)", e.detail, e.times)
                     : e.detail;
-    log.report(ViolationKind::kLockWarning, e.thread, std::move(detail));
-    log.count_more(ViolationKind::kLockWarning, e.times - 1);
+    log.report(kind, e.thread, std::move(detail));
+    log.count_more(kind, e.times - 1);
   }
-  if (beyond_) log.count_more(ViolationKind::kLockWarning, beyond_);
-  entries_.clear();
-  beyond_ = 0;
+  if (beyond) log.count_more(ViolationKind::kLockWarning, beyond);
 }
 
 void ViolationLog::copy_into(RunResult& r) const {

@@ -16,6 +16,7 @@
 
 #include "model/lock_traits.h"
 #include "model/run_result.h"
+#include "platform/lock_warnings.h"
 
 namespace rwstress {
 
@@ -45,34 +46,12 @@ class ViolationLog {
   std::array<int, kViolationKindCount> kept_per_kind_{};
 };
 
-// What a lock says about itself: the kernel-compat layer's WARN_ON, BUG_ON
-// and lockdep checks (include/rwstress/kernel.h). Any thread may raise one
-// (a worker, the probe's, the main thread around init); the run going on
-// takes them as lock-warning violations when its workers have left. One
-// entry per distinct place and message, with how often it fired.
-class LockWarnings {
- public:
-  static LockWarnings& instance();
+// Takes what the locks raised (platform/lock_warnings.h) into `log`: a
+// WARN_ON as lock-warning, a spinner past its declared bound as
+// spin-bound.
+void drain_lock_warnings(ViolationLog& log);
 
-  void raise(int thread, std::string detail);
-  void clear();
-  void drain_into(ViolationLog& log);
-
- private:
-  struct Entry {
-    int thread;
-    std::string detail;
-    std::uint64_t times;
-  };
-  static constexpr std::size_t kDistinct = 16;
-  std::mutex mutex_;
-  std::vector<Entry> entries_;
-  std::uint64_t beyond_ = 0;  // raised after kDistinct distinct entries
-};
-
-// The worker index of the calling thread (the harness sets it), for the
-// violations raised from inside a lock; kProbeThread on any other thread.
-inline thread_local int tl_worker_index = kProbeThread;
+static_assert(kProbeThread == -1, "platform/lock_warnings.h: tl_worker_index starts at -1");
 
 // Writer exclusion and reader sharing. Each side announces itself with a
 // seq_cst increment and then reads the other side's count (Dekker style):
@@ -159,6 +138,18 @@ void check_idle(const Lock& lock, ViolationLog& log) {
       log.report(ViolationKind::kNotIdle, kAfterRunThread,
                  std::string("the lock was not idle after every thread had left: ") + what);
   }
+}
+
+// A semaphore's free units after a run: takes up to `limit` with take(n)
+// (n: how many it holds so far; a trylock, retried or not), gives every
+// one back, returns how many it got. The timed run's count check and
+// explore's (which cannot wait: nothing else runs) both count this way.
+template <class Lock, class Take>
+int count_free_units(Lock& lock, int limit, Take take) {
+  int held = 0;
+  while (held < limit && take(held)) ++held;
+  for (int i = 0; i < held; ++i) lock.up();
+  return held;
 }
 
 }  // namespace rwstress

@@ -25,6 +25,7 @@
 #include "model/scenario.h"
 #include "platform/controlled.h"
 #include "run/checkers.h"
+#include "run/preference_check.h"
 
 namespace rwstress {
 
@@ -148,15 +149,6 @@ void ordered_entry(Shared<Lock>& s, int i, const char* holder, bool exclusive) {
 // (QueuedBeforeSpinning). A waiter killed meanwhile (explore --signals), or
 // whose timed wait ran out meanwhile (it gave up its place, even if its
 // call has not returned yet), is not waited for.
-inline bool may_not_pass(Fairness f, bool me_exclusive, bool waiter_exclusive) {
-  switch (f) {
-    case Fairness::kWriterPref: return !me_exclusive && waiter_exclusive;
-    case Fairness::kPhaseFair: return !me_exclusive && waiter_exclusive;
-    case Fairness::kTaskFair: return me_exclusive || waiter_exclusive;
-    default: return false;
-  }
-}
-
 template <class Lock>
 bool holds_exclusively(const ExploreShape& shape, bool writer) {
   if constexpr (RwLock<Lock>) return writer;
@@ -193,20 +185,10 @@ void admitted(Shared<Lock>& s, const ExploreShape& shape, int i) {
     if (s.asking[v] == 0 || s.calls[v] != w.call || controlled::times_away(w.thread) != w.away ||
         controlled::times_expired(w.thread) != w.expired)
       continue;
-    const auto role = [&](int t, bool excl) {
-      const bool rw = shape.scenario.family == Family::kRwlock;
-      return std::string(rw ? (excl ? "writer W" : "reader R") : "thread T") + std::to_string(t);
-    };
-    const char* rule = shape.fairness == Fairness::kWriterPref
-                           ? "no reader while a writer waits"
-                       : shape.fairness == Fairness::kPhaseFair
-                           ? "no new reader phase after a read phase while a writer waits"
-                           : "in arrival order";
     s.violations.report(ViolationKind::kPreference, i,
-                        role(i, holds_exclusively<Lock>(shape, i >= shape.scenario.readers)) +
-                            " was let in while " + role(w.thread, s.asking[v] == 2) +
-                            ", already waiting in the lock when it asked, still waited: a " +
-                            fairness_name(shape.fairness) + " lock admits " + rule);
+                        preference_broken(shape.fairness, shape.scenario.family, i,
+                                          holds_exclusively<Lock>(shape, i >= shape.scenario.readers),
+                                          w.thread, s.asking[v] == 2));
     break;
   }
   s.must_not_pass[u].clear();
@@ -372,9 +354,8 @@ template <class Lock>
 void check_free(Shared<Lock>& s, int count) {
   check_idle(s.lock, s.violations);  // first: a trylock may set it at rest
   if constexpr (CountingSemaphore<Lock> && HasSemTrylock<Lock>) {
-    int free_units = 0;
-    while (free_units <= count && s.lock.down_trylock()) ++free_units;
-    for (int i = 0; i < free_units; ++i) s.lock.up();
+    const int free_units =
+        count_free_units(s.lock, count + 1, [&](int) { return s.lock.down_trylock(); });
     if (free_units != count)
       s.violations.report(ViolationKind::kSemaphoreCount, kAfterRunThread,
                           "the semaphore had " +
@@ -426,7 +407,7 @@ ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::O
     s->violations.report(ViolationKind::kDowngrade, kAfterRunThread,
                          "after downgrade_write the lock was read-held and no writer waited, but "
                          "the readers waiting for it were never let in");
-  LockWarnings::instance().drain_into(s->violations);
+  drain_lock_warnings(s->violations);
   RunResult r;
   s->violations.copy_into(r);
   out.violations = std::move(r.first_violations);

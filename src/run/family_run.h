@@ -159,7 +159,10 @@ inline void acquire(WorkerSlot& slot, PassRng& rng, std::uint32_t try_mask,
     }
   }
   slot.phase.store(block_phase, std::memory_order_relaxed);
+  TimedPreference* const preference = tl_preference;  // where the run judges it
+  if (preference) preference->asks(tl_worker_index);
   block();
+  if (preference) preference->admitted(tl_worker_index, tl_run->violations);
   measure_acquired<kInstrumented>();
 }
 
@@ -209,6 +212,10 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
   WorkerSlot& slot = s.slots[index];
   tl_worker_index = index;
   tl_run = &s;
+  if (s.preference.on()) {
+    tl_preference = &s.preference;
+    tl_wait_signal = s.preference.signal_of(index);
+  }
   if constexpr (requires { Lock::thread_enter(); }) Lock::thread_enter();  // e.g. RCU registration
   if (worker_start(s, index)) {
     if constexpr (kInstrumented) {
@@ -240,6 +247,8 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
     }
   }
   tl_run = nullptr;
+  tl_preference = nullptr;
+  tl_wait_signal = nullptr;
   slot.phase.store(Phase::kDone, std::memory_order_release);
 }
 
@@ -332,7 +341,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
         "finish within {:.1f}s",
         std::chrono::duration<double>(sc.watchdog).count()));
     ViolationLog said;  // what the lock warned about before it hung
-    LockWarnings::instance().drain_into(said);
+    drain_lock_warnings(said);
     said.copy_into(result);
     summarize_run(result);
     return result;
@@ -343,6 +352,9 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   const ClockCalibration* clock = measured ? &CycleClock::calibrate() : nullptr;
   auto shared = std::make_shared<LockRunShared<Lock>>(sc);
   for (const Violation& v : *probe_found) shared->violations.report(v.kind, v.thread, v.detail);
+  shared->preference.setup(result.fairness, meta.family, sc.readers, sc.count, sc.threads(),
+                           QueuedBeforeSpinning<Lock> && sc.check,
+                           [&](int i) -> WaitSignal& { return shared->slots[i].wait; });
 
   std::vector<std::thread> workers;
   try {
@@ -384,7 +396,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
     else
       final_check(shared->lock, shared->violations);
   }
-  LockWarnings::instance().drain_into(shared->violations);
+  drain_lock_warnings(shared->violations);
   shared->violations.copy_into(result);
   summarize_run(result);
   return result;

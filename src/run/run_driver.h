@@ -28,6 +28,7 @@
 #include "model/scenario.h"
 #include "platform/sched_stat.h"
 #include "run/checkers.h"
+#include "run/preference_check.h"
 
 namespace rwstress {
 
@@ -61,6 +62,7 @@ struct alignas(kCacheLinePad) WorkerSlot {
   std::atomic<std::uint64_t> ops{0};
   std::atomic<Phase> phase{Phase::kStarting};
   std::atomic<pid_t> tid{0};  // the worker's kernel thread id, for the injection controller
+  WaitSignal wait;            // its acquisitions and spin turns, for the timed preference check
   ThreadResult result;
 };
 
@@ -117,6 +119,7 @@ struct RunShared {
   ViolationLog violations;
   ExclusionCheck exclusion;
   ProtectedRecord record;
+  TimedPreference preference;
 
   std::mutex error_mutex;
   std::string bind_error;

@@ -7,6 +7,7 @@
 // units can be taken and no more.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -73,15 +74,16 @@ int take_units(Lock& lock, int count) {
   return taken;
 }
 
-// Takes every unit the semaphore has, then checks that one more is refused.
-// Returns how many it took; they are given back before returning.
+// Takes every unit the semaphore has, each retried for a while, then
+// checks that one more is refused at once. Returns how many it took (at
+// most `count`); they are given back before returning.
 template <class Lock>
 int drain_and_restore(Lock& lock, int count, bool* refused_extra) {
-  const int taken = take_units(lock, count);
-  *refused_extra = !try_down(lock);
-  if (!*refused_extra) lock.up();
-  for (int i = 0; i < taken; ++i) lock.up();
-  return taken;
+  const int got = count_free_units(lock, count + 1, [&](int held) {
+    return held < count ? eventually([&] { return try_down(lock); }) : try_down(lock);
+  });
+  *refused_extra = got <= count;
+  return std::min(got, count);
 }
 
 // down_trylock truth on a fresh semaphore of `count`: all units can be

@@ -10,6 +10,11 @@
 __attribute__((unused)) static int ok_init(void *l, long c) { (void)l; (void)c; return 0; }
 __attribute__((unused)) static int failing_init(void *l, long c) { (void)l; (void)c; return -22; }
 static void nop(void *l) { (void)l; }
+__attribute__((unused)) static int timed_nop(void *l, unsigned long long ns) {
+    (void)l;
+    (void)ns;
+    return 1;
+}
 
 #if defined(BAD_INIT_SEGV)
 static int bad_init(void *l, long c) { (void)l; (void)c; *(volatile int *)0 = 1; return 0; }
@@ -66,6 +71,9 @@ __attribute__((unused)) static const struct rwstress_lock_ops ops = {
 #endif
 #ifdef BAD_FLAGS
     .flags = 0x80,
+#endif
+#ifdef BAD_TIMEOUT_IN_RWLOCK /* lock_timeout is a semaphore's */
+    .lock_timeout = timed_nop,
 #endif
 #ifdef BAD_CONTROLLED /* explorable, it says, but it marks no points */
     .flags = RWSTRESS_LOCK_CONTROLLED,

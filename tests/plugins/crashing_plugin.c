@@ -13,10 +13,17 @@
  *   sem-leak-50  a futex semaphore whose 50th up() loses its unit: the
  *                  count goes down by one for good ("units lost")
  *   sem-futex    the same semaphore without the bug: PASS (it has no
- *                  try_lock, so the after-run check takes units with down()) */
+ *                  try_lock, so the after-run check takes units with down())
+ *   sem-timeout  a futex semaphore with try_lock and lock_timeout (plugin
+ *                  ABI 4): the timed run takes one trylock turn in two
+ *                  through lock_timeout; PASS
+ *   sem-timeout-grants  the same, whose lock_timeout says it took a unit
+ *                  when its time ran out: the semantics probe's down_timeout
+ *                  with every unit taken "succeeds" (trylock-truth) */
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -155,8 +162,74 @@ static const struct rwstress_lock_ops futex_sem = {
     .size = sizeof(struct leaky), .init = futex_sem_init, .lock = leaky_down, .unlock = leaky_up,
 };
 
+struct timed_sem {
+    int count;
+};
+
+static int timed_init(void *l, long count) {
+    ((struct timed_sem *)l)->count = (int)count;
+    return 0;
+}
+
+static int timed_try(void *l) {
+    struct timed_sem *s = l;
+    int c = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+    while (c > 0)
+        if (__atomic_compare_exchange_n(&s->count, &c, c - 1, 0, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED))
+            return 1;
+    return 0;
+}
+
+static void timed_down(void *l) {
+    struct timed_sem *s = l;
+    while (!timed_try(s))
+        syscall(SYS_futex, &s->count, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+static void timed_up(void *l) {
+    struct timed_sem *s = l;
+    __atomic_add_fetch(&s->count, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &s->count, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static long long monotonic_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* 1 with a unit taken; when the time runs out, `expired` (0 for the
+ * correct one; 1, a unit it does not have, for the broken one). */
+static int timed_wait(struct timed_sem *s, unsigned long long ns, int expired) {
+    const long long deadline = monotonic_ns() + (long long)ns;
+    for (;;) {
+        if (timed_try(s)) return 1;
+        const long long left = deadline - monotonic_ns();
+        if (left <= 0) return expired;
+        struct timespec rel = {(time_t)(left / 1000000000LL), (long)(left % 1000000000LL)};
+        syscall(SYS_futex, &s->count, FUTEX_WAIT_PRIVATE, 0, &rel, NULL, 0);
+    }
+}
+
+static int timed_down_timeout(void *l, unsigned long long ns) { return timed_wait(l, ns, 0); }
+static int granting_down_timeout(void *l, unsigned long long ns) { return timed_wait(l, ns, 1); }
+
+static const struct rwstress_lock_ops timed_sem = {
+    .abi = RWSTRESS_PLUGIN_ABI, .name = "sem-timeout", .family = RWSTRESS_FAMILY_SEMAPHORE,
+    .size = sizeof(struct timed_sem), .init = timed_init, .lock = timed_down, .unlock = timed_up,
+    .try_lock = timed_try, .lock_timeout = timed_down_timeout,
+};
+
+static const struct rwstress_lock_ops granting_sem = {
+    .abi = RWSTRESS_PLUGIN_ABI, .name = "sem-timeout-grants", .family = RWSTRESS_FAMILY_SEMAPHORE,
+    .size = sizeof(struct timed_sem), .init = timed_init, .lock = timed_down, .unlock = timed_up,
+    .try_lock = timed_try, .lock_timeout = granting_down_timeout,
+};
+
 const struct rwstress_lock_ops *const *rwstress_plugin_v1(void) {
     static const struct rwstress_lock_ops *const list[] = {&segv, &aborts, &deadlocks, &exits,
-                                                           &forks, &leaks, &futex_sem, NULL};
+                                                           &forks, &leaks, &futex_sem,
+                                                           &timed_sem, &granting_sem, NULL};
     return list;
 }

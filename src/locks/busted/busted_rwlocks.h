@@ -190,7 +190,7 @@ class BustedUnfairClaimsFair {
 // reader optimistic spinning that did the same). Safe, and unfair only in
 // waiting: a hand-off lock's bounded-wait judgment is what catches it.
 template <class Hooks = NoHooks>
-using BustedRwsemHandoff = LinuxRwsem<Hooks, true>;
+using BustedRwsemHandoff = LinuxRwsem<Hooks, LinuxRwsemBug::kBrokenSteal>;
 
 // busted-rwsem-osq-leak: linux-rwsem whose optimistic spinner, when it
 // wins the lock, returns without leaving the OSQ. Every later writer then
@@ -200,7 +200,18 @@ using BustedRwsemHandoff = LinuxRwsem<Hooks, true>;
 // OSQ is still held (`not-idle`). The shape of the OSQ unqueue bugs
 // (osq_lock.c's, and a spinner's early return that skips osq_unlock()).
 template <class Hooks = NoHooks>
-using BustedRwsemOsqLeak = LinuxRwsem<Hooks, false, true>;
+using BustedRwsemOsqLeak = LinuxRwsem<Hooks, LinuxRwsemBug::kLeakOsq>;
+
+// busted-rwsem-endless-rspin: linux-rwsem whose optimistic spinner, on a
+// reader-owned lock, never looks at its deadline (rwsem_rspin_threshold()):
+// it spins until the readers leave, or its bound on all turns ends it. A
+// reader cannot be preempted out of the kernel's way, so in the kernel the
+// writer burns its CPU for as long as the readers hold; here it blocks
+// nobody, gets in when they leave, and every exclusion, liveness and
+// fairness check passes it. The spin-bound judge does not: it still states
+// its deadline, and its second turn past it is the violation.
+template <class Hooks = NoHooks>
+using BustedRwsemEndlessRspin = LinuxRwsem<Hooks, LinuxRwsemBug::kEndlessReaderSpin>;
 
 // busted-wpref-readers-pass: the writer-preference rwlock whose readers
 // look only at a writer holding, not at writers waiting: it admits a

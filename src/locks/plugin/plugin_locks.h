@@ -12,6 +12,9 @@
 // A plugin lock has no hooks: injection reaches the worker-loop points.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -119,7 +122,7 @@ class PluginMutex : PluginObject {
   }
 };
 
-template <bool kTry>
+template <bool kTry, bool kTimeout = false>
 class PluginSemaphore : PluginObject {
  public:
   PluginSemaphore(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
@@ -132,6 +135,11 @@ class PluginSemaphore : PluginObject {
     requires kTry
   {
     return ops_->try_lock(obj_) != 0;
+  }
+  bool down_timeout(std::chrono::nanoseconds limit) noexcept
+    requires kTimeout
+  {
+    return ops_->lock_timeout(obj_, std::uint64_t(std::max<std::int64_t>(0, limit.count()))) != 0;
   }
 };
 

@@ -46,6 +46,7 @@
 #include "locks/lock_tuning.h"
 #include "locks/raw_spinlock.h"
 #include "locks/rwlock/rwsem_waiter.h"
+#include "locks/spin_bound.h"
 #include "platform/cpu_relax.h"
 
 namespace rwstress {
@@ -56,13 +57,19 @@ struct LinuxRwsemWaiter : RwsemWaiter {
   bool handoff_set = false;
 };
 
-// kBrokenSteal: the busted zoo's busted-rwsem-handoff; kLeakOsq: its
-// busted-rwsem-osq-leak (busted_rwlocks.h).
-template <class Hooks = NoHooks, bool kBrokenSteal = false, bool kLeakOsq = false>
+// The busted zoo's variants of this lock (busted_rwlocks.h).
+enum class LinuxRwsemBug : unsigned char {
+  kNone,
+  kBrokenSteal,        // busted-rwsem-handoff
+  kLeakOsq,            // busted-rwsem-osq-leak
+  kEndlessReaderSpin,  // busted-rwsem-endless-rspin
+};
+
+template <class Hooks = NoHooks, LinuxRwsemBug kBug = LinuxRwsemBug::kNone>
 class LinuxRwsem {
  public:
   template <class H>
-  using WithHooks = LinuxRwsem<H, kBrokenSteal, kLeakOsq>;  // the same lock over other hooks
+  using WithHooks = LinuxRwsem<H, kBug>;  // the same lock over other hooks
   static constexpr long kWriterLocked = 1L << 0;
   static constexpr long kWaiters = 1L << 1;
   static constexpr long kHandoff = 1L << 2;
@@ -237,7 +244,7 @@ class LinuxRwsem {
     // share it. As in the kernel, no stealing from other readers (count of
     // readers > 1): a constant stream of readers would keep a sleeping
     // writer from ever being woken to ask for the hand-off.
-    const bool may_steal = kBrokenSteal ? !(c & kWriterLocked)
+    const bool may_steal = kBug == LinuxRwsemBug::kBrokenSteal ? !(c & kWriterLocked)
                                         : !(c & (kWriterLocked | kHandoff)) &&
                                               (c & kReaderMask) == kReaderBias;
     if (tuning_.reader_steal && may_steal) {
@@ -312,13 +319,15 @@ class LinuxRwsem {
   // need_resched. The spinner spins on a writer owner until the owner
   // changes (or spin_limit turns, standing in for owner->on_cpu), and on
   // readers until rwsem_rspin_threshold() (0.5 us per reader, + 0.5 us,
-  // at most 31 readers).
+  // at most 31 readers). Each of those bounds is stated to the judge as it
+  // spins (SpinBound, docs/checkers.md "spin-bound").
   bool optimistic_spin() noexcept {
     if (tuning_.spin_limit <= 0) return false;
+    SpinBound<Hooks> bound;
+    bound.turns(tuning_.spin_limit, &osq_, "linux-rwsem waiting for the OSQ");
     for (int turn = 0; osq_.exchange(true, std::memory_order_acquire); ++turn) {
       if (turn >= tuning_.spin_limit || spinner_told_to_stop<Hooks>()) return false;
-      Hooks::at(HookPoint::kSpinIteration);
-      cpu_relax();
+      bound.turn();
     }
     bool taken = false;
     const void* owner = nullptr;
@@ -331,7 +340,7 @@ class LinuxRwsem {
     for (long turn = 0; turn < most_turns && !spinner_told_to_stop<Hooks>(); ++turn) {
       if (try_write_lock_unqueued()) {
         taken = true;
-        if constexpr (kLeakOsq) return true;  // the busted zoo's: the OSQ stays held
+        if constexpr (kBug == LinuxRwsemBug::kLeakOsq) return true;  // the busted zoo's: the OSQ stays held
         break;
       }
       const long c = count_.load(std::memory_order_relaxed);
@@ -341,6 +350,7 @@ class LinuxRwsem {
         const void* now_owner = owner_.load(std::memory_order_relaxed);
         same_owner = now_owner == owner ? same_owner + 1 : 0;
         owner = now_owner;
+        bound.turns(tuning_.spin_limit, now_owner, "linux-rwsem spinning on one writer owner");
         if (same_owner >= tuning_.spin_limit) break;  // owner->on_cpu, as far as we can tell
       } else if (c & kReaderMask) {
         const auto now = lock_clock_now<Hooks>();
@@ -348,12 +358,14 @@ class LinuxRwsem {
           const long readers = std::min<long>((c & kReaderMask) / kReaderBias, 30);
           reader_deadline = now + std::chrono::nanoseconds((readers + 1) * 500);
           reader_phase = true;
-        } else if (now > reader_deadline) {
+        } else if (kBug != LinuxRwsemBug::kEndlessReaderSpin && now > reader_deadline) {
           break;
         }
+        bound.until(reader_deadline, "linux-rwsem spinning on a reader-owned lock");
+      } else {
+        bound.clear();  // free: the next look takes it or finds an owner
       }
-      Hooks::at(HookPoint::kSpinIteration);
-      cpu_relax();
+      bound.turn();
     }
     osq_.store(false, std::memory_order_release);
     return taken;
@@ -363,10 +375,11 @@ class LinuxRwsem {
   // releases instead of sleeping (6.1's rwsem_spin_on_owner() in the wait
   // loop). True if the lock was seen free: retry at once.
   bool handoff_spin() noexcept {
+    SpinBound<Hooks> bound;
+    bound.turns(tuning_.spin_limit, this, "linux-rwsem's first waiter spinning for its hand-off");
     for (int i = 0; i < tuning_.spin_limit && !spinner_told_to_stop<Hooks>(); ++i) {
       if (!(count_.load(std::memory_order_relaxed) & kLockMask)) return true;
-      Hooks::at(HookPoint::kSpinIteration);
-      cpu_relax();
+      bound.turn();
     }
     return false;
   }
