@@ -31,7 +31,10 @@ std::string preference_broken(Fairness f, Family family, int me, bool me_exclusi
 void TimedPreference::asks(int i) {
   WaitSignal& me = *signals_[std::size_t(i)];
   const std::uint64_t done = me.call.load(std::memory_order_relaxed);
-  me.call.store(done + 1, std::memory_order_relaxed);  // odd: in progress; only its spin turns read it
+  // Odd: in progress. Relaxed: what another worker needs ordered is the
+  // lock's write that took the place, which the spin turn's release store
+  // of `spun` carries.
+  me.call.store(done + 1, std::memory_order_relaxed);
   tl_must_not_pass.clear();
   if ((done >> 1) % kJudgedEvery != 0) return;  // judged: one acquisition in kJudgedEvery
   const bool me_exclusive = exclusive(i);
