@@ -244,9 +244,10 @@ class LinuxRwsem {
     // share it. As in the kernel, no stealing from other readers (count of
     // readers > 1): a constant stream of readers would keep a sleeping
     // writer from ever being woken to ask for the hand-off.
-    const bool may_steal = kBug == LinuxRwsemBug::kBrokenSteal ? !(c & kWriterLocked)
-                                        : !(c & (kWriterLocked | kHandoff)) &&
-                                              (c & kReaderMask) == kReaderBias;
+    const bool may_steal = kBug == LinuxRwsemBug::kBrokenSteal
+                               ? !(c & kWriterLocked)
+                               : !(c & (kWriterLocked | kHandoff)) &&
+                                     (c & kReaderMask) == kReaderBias;
     if (tuning_.reader_steal && may_steal) {
       if (c & kWaiters) wake(WakeType::kReadOwned);
       return;
@@ -340,7 +341,8 @@ class LinuxRwsem {
     for (long turn = 0; turn < most_turns && !spinner_told_to_stop<Hooks>(); ++turn) {
       if (try_write_lock_unqueued()) {
         taken = true;
-        if constexpr (kBug == LinuxRwsemBug::kLeakOsq) return true;  // the busted zoo's: the OSQ stays held
+        // The busted zoo's busted-rwsem-osq-leak: the OSQ stays held.
+        if constexpr (kBug == LinuxRwsemBug::kLeakOsq) return true;
         break;
       }
       const long c = count_.load(std::memory_order_relaxed);
