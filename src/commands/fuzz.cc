@@ -156,23 +156,21 @@ std::string write_repro(const std::string& dir, const std::string& exe, const Fi
     const FindingCheck& c = *f.check;
     script += fmt::format("# the trial as drawn failed again in {} of {} reruns:\n#   {}\n",
                           c.reproduced, c.runs, shell_command(drawn));
-    // The shrunk line, unless it fails less often than the drawn one: a
-    // shrink step is taken on one failure in K, so a timing bug may shrink
-    // to a line that fails once in five (racy-tas's, shrunk to one CPU), and
-    // a reproducer should fail when run.
-    const bool shrunk_as_reliable =
-        !c.shrunk.empty() && c.shrunk_reproduced > 0 &&
-        std::int64_t(c.shrunk_reproduced) * c.runs >= std::int64_t(c.reproduced) * c.shrunk_runs;
     if (!c.shrunk.empty() && c.shrunk_reproduced > 0) {
       std::vector<std::string> shrunk = c.shrunk;
       shrunk[0] = exe;
       absolute_plugins(shrunk);
-      if (shrunk_as_reliable) run = shrunk;
       script += fmt::format("# shrunk in {} step(s); it failed in {} of {} reruns{}\n", c.shrink_steps,
                             c.shrunk_reproduced, c.shrunk_runs,
                             c.shrunk_reproduced < c.shrunk_runs ? " (a timing bug: run it a few times)"
                                                                 : "");
-      if (!shrunk_as_reliable)
+      // The shrunk line, unless it failed less often than the drawn one: a
+      // shrink step is taken on one failure in K, so a timing bug may
+      // shrink to a line that fails once in five (racy-tas's, shrunk to one
+      // CPU), and a reproducer should fail when run.
+      if (std::int64_t(c.shrunk_reproduced) * c.runs >= std::int64_t(c.reproduced) * c.shrunk_runs)
+        run = shrunk;
+      else
         script += fmt::format("#   {}\n# (less often than the trial as drawn: that is the one run)\n",
                               shell_command(shrunk));
     }

@@ -149,12 +149,6 @@ void ordered_entry(Shared<Lock>& s, int i, const char* holder, bool exclusive) {
 // (QueuedBeforeSpinning). A waiter killed meanwhile (explore --signals), or
 // whose timed wait ran out meanwhile (it gave up its place, even if its
 // call has not returned yet), is not waited for.
-template <class Lock>
-bool holds_exclusively(const ExploreShape& shape, bool writer) {
-  if constexpr (RwLock<Lock>) return writer;
-  else if constexpr (CountingSemaphore<Lock>) return shape.scenario.count == 1;
-  else return true;
-}
 
 template <class Lock>
 void asks(Shared<Lock>& s, const ExploreShape& shape, int i, bool exclusive) {
@@ -187,7 +181,8 @@ void admitted(Shared<Lock>& s, const ExploreShape& shape, int i) {
       continue;
     s.violations.report(ViolationKind::kPreference, i,
                         preference_broken(shape.fairness, shape.scenario.family, i,
-                                          holds_exclusively<Lock>(shape, i >= shape.scenario.readers),
+                                          holds_exclusively(shape.scenario.family, i >= shape.scenario.readers,
+                                                            shape.scenario.count),
                                           w.thread, s.asking[v] == 2));
     break;
   }
@@ -327,7 +322,7 @@ void mutex_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
 template <class Lock>
 void semaphore_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
   for (int op = 0; op < shape.ops; ++op) {
-    const bool exclusive = holds_exclusively<Lock>(shape, true);
+    const bool exclusive = holds_exclusively(shape.scenario.family, true, shape.scenario.count);
     asks(s, shape, i, exclusive);
     bool got = tries(i, op) && try_down(s.lock);
     if constexpr (HasDownTimeout<Lock>) {

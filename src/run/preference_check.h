@@ -33,6 +33,14 @@ inline bool may_not_pass(Fairness f, bool me_exclusive, bool waiter_exclusive) {
   }
 }
 
+// Whether a thread of `family` holds exclusively: a writer of an rwlock,
+// any mutex holder, a holder of a semaphore of one unit.
+inline bool holds_exclusively(Family family, bool writer, int count) {
+  if (family == Family::kRwlock) return writer;
+  if (family == Family::kSemaphore) return count == 1;
+  return true;
+}
+
 // The violation's words: "reader R0 was let in while writer W2, already
 // waiting in the lock when it asked, still waited: a writer-pref lock
 // admits no reader while a writer waits".
@@ -90,11 +98,7 @@ class TimedPreference {
   void admitted(int i, ViolationLog& log);
 
  private:
-  bool exclusive(int i) const {
-    if (family_ == Family::kRwlock) return i >= readers_;
-    if (family_ == Family::kSemaphore) return count_ == 1;
-    return true;
-  }
+  bool exclusive(int i) const { return holds_exclusively(family_, i >= readers_, count_); }
 
   bool on_ = false;
   Fairness fairness_ = Fairness::kUnfair;
