@@ -6,6 +6,9 @@
  *   explore-futex   Drepper's three-state futex mutex ("Futexes Are
  *                   Tricky", mutex 2): 0 free, 1 locked, 2 locked with
  *                   waiters; unlock wakes one sleeper when it was 2.
+ *   explore-adaptive the same mutex with a bounded spin before it sleeps
+ *                   (ADAPTIVE_SPINS failed tries), a bound it states
+ *                   (<rwstress/spin_bound.h>) and rwstress judges.
  *
  * Every access another thread can see goes through RWSTRESS_ACCESS, every
  * busy-wait turn through rwstress_explore_spin() and every sleep through
@@ -19,7 +22,9 @@
  * the futex mutex's contended path marks the word 1 instead of 2 before it
  * sleeps (an unlock then sees 1 and wakes nobody: the sleeper sleeps for
  * good once the last holder has left). Both are bugs one preemption at the
- * wrong step shows.
+ * wrong step shows. The adaptive mutex's twin never stops spinning: it
+ * stays safe and live (the holder leaves, the spinner gets in), and only
+ * its stated bound shows it (spin-bound).
  *
  *   cc -shared -fPIC -O2 $(pkg-config --cflags rwstress) explore_locks.c -o xl.so
  *   rwstress --plugin ./xl.so explore --lock explore-futex --threads 3 */
@@ -143,7 +148,44 @@ static const struct rwstress_lock_ops futex_ops = {
     .flags = RWSTRESS_LOCK_CONTROLLED,
 };
 
+/* ---- explore-adaptive --------------------------------------------------- */
+
+#define ADAPTIVE_SPINS 2
+
+/* A futex_mutex that tries ADAPTIVE_SPINS times more, one busy-wait turn
+ * apart, before it takes the sleeping path. */
+static void adaptive_lock(void *l) {
+  struct futex_mutex *m = l;
+  struct rwstress_spin_bound bound = RWSTRESS_SPIN_BOUND_INIT;
+  int tries = 0;
+  while (CMPXCHG(&m->word, 0, 1) != 0) {
+#ifndef RWSTRESS_EXAMPLE_BROKEN
+    if (++tries > ADAPTIVE_SPINS) {
+      futex_lock(l); /* the sleeping path */
+      return;
+    }
+#else
+    (void)tries;
+#endif
+    rwstress_spin_bound_turns(&bound, ADAPTIVE_SPINS, m, "adaptive: spinning before it sleeps");
+    rwstress_explore_spin_bounded(&bound, "adaptive: spin");
+  }
+}
+
+static const struct rwstress_lock_ops adaptive_ops = {
+    .abi = RWSTRESS_PLUGIN_ABI,
+    .name = EXAMPLE_NAME("explore-adaptive"),
+    .family = RWSTRESS_FAMILY_MUTEX,
+    .size = sizeof(struct futex_mutex),
+    .init = futex_init,
+    .lock = adaptive_lock,
+    .unlock = futex_unlock,
+    .try_lock = futex_trylock,
+    .flags = RWSTRESS_LOCK_CONTROLLED,
+};
+
 const struct rwstress_lock_ops *const *rwstress_plugin_v1(void) {
-  static const struct rwstress_lock_ops *const list[] = {&ticket_ops, &futex_ops, NULL};
+  static const struct rwstress_lock_ops *const list[] = {&ticket_ops, &futex_ops, &adaptive_ops,
+                                                         NULL};
   return list;
 }

@@ -197,6 +197,7 @@ BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
   const auto npos = std::string::npos;
   for (const Case& c : {Case{"explore_locks", "explore-ticket", "--threads 3"},
                         Case{"explore_locks", "explore-futex", "--threads 3"},
+                        Case{"explore_locks", "explore-adaptive", "--threads 4"},
                         Case{"kernel_semaphore_explore", "kernel-semaphore", "--threads 3 --count 1"}})
     for (const char* strategy :
          {"pct:depth=3", "exhaustive:preemptions=1", "random", "pct:depth=3 --memory c11"}) {
@@ -208,6 +209,9 @@ BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
   for (const Case& c :
        {Case{"explore_locks_broken", "explore-ticket-broken", "--threads 3"},
         Case{"explore_locks_broken", "explore-futex-broken", "--threads 3"},
+        // Past its stated spin bound only when denied again and again:
+        // a random schedule shows it (PCT at depth 3 does not).
+        Case{"explore_locks_broken", "explore-adaptive-broken", "--threads 4 --strategy random"},
         Case{"kernel_semaphore_broken_explore", "kernel-semaphore-broken", "--threads 3 --count 1"}}) {
     ProcessResult r = run_rwstress("--plugin " + plugin(c.so) + " explore --lock " + c.lock + " " +
                                    c.shape + " --schedules 2000");
@@ -222,7 +226,17 @@ BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
     ProcessResult again = run_rwstress(line);
     BOOST_TEST(again.exit_code == r.exit_code, line << ": " << again.out << again.err);
     BOOST_TEST(again.out.find("the recorded schedule, step for step") != npos, again.out);
+    if (std::string(c.lock) == "explore-adaptive-broken")
+      BOOST_TEST(r.out.find("spin-bound (thread ") != npos, r.out);
   }
+  // A plugin's stated spin bound (<rwstress/spin_bound.h>) is judged in
+  // timed runs too: the adaptive mutex that never stops spinning fails
+  // spin-bound, the one that sleeps after its turns passes.
+  ProcessResult spins = run_rwstress("--plugin " + plugin("explore_locks_broken") +
+                                     " --lock explore-adaptive-broken --threads 4 --duration 300ms");
+  BOOST_TEST(spins.exit_code == 1, spins.out + spins.err);
+  BOOST_TEST(spins.out.find("[spin-bound]") != npos, spins.out);
+  BOOST_TEST(spins.out.find("more than its 2 busy-wait turns") != npos, spins.out);
   // The kernel-style lost wake-up, told in the layer's terms: the sleeper is
   // blocked on its own task's state, and the waker's try_to_wake_up read it
   // as still running.
@@ -258,7 +272,8 @@ BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
   BOOST_TEST(old_c11.err.find("older than host ABI 3") != npos, old_c11.err);
   ProcessResult plain = run_rwstress("--plugin " + plugin("kernel_semaphore_explore") + " --plugin " +
                                      plugin("explore_locks") +
-                                     " --lock kernel-semaphore,explore-ticket,explore-futex"
+                                     " --lock kernel-semaphore,explore-ticket,explore-futex,"
+                                     "explore-adaptive"
                                      " --threads 4 --count 1 --duration 300ms");
   BOOST_TEST(plain.exit_code == 0, plain.out + plain.err);
 }

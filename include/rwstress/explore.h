@@ -9,7 +9,10 @@
  * or sleeps anywhere else would stop the whole controlled run: every
  * access another thread can see must go through RWSTRESS_ACCESS, every
  * busy-wait turn through rwstress_explore_spin(), every sleep through
- * rwstress_explore_futex_wait().
+ * rwstress_explore_futex_wait(). A spin that promises to end (after so
+ * many turns, or by a deadline) says so and takes its turns through
+ * rwstress_explore_spin_bounded() (<rwstress/spin_bound.h>): rwstress
+ * judges the bound in every run, timed or explored.
  *
  *     #include <rwstress/explore.h>
  *
@@ -32,13 +35,15 @@
 #include <stddef.h>
 #include <string.h>
 
+#include <rwstress/spin_bound.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* 1: the first table. 2: signal_check. 3: model. 4: model_load.
- * 5: plain_store. */
-#define RWSTRESS_EXPLORE_HOST_ABI 5
+ * 5: plain_store. 6: spin_judge. */
+#define RWSTRESS_EXPLORE_HOST_ABI 6
 
 /* What an access was, for the memory model (model() below). */
 #define RWSTRESS_MODEL_LOAD 0
@@ -107,6 +112,11 @@ struct rwstress_explore_host {
      * for this one load, and the latest back before the thread's next
      * call. Not a scheduling point. */
     void (*plain_load)(unsigned long word, unsigned size);
+    /* ABI 6. One busy-wait turn of a spin whose bound `b` states
+     * (<rwstress/spin_bound.h>), judged on the run's clock (now_ns): a
+     * turn past the bound is the run's spin-bound violation. In every
+     * run, controlled or not; not a scheduling point. */
+    void (*spin_judge)(struct rwstress_spin_bound *b);
 };
 
 /* Set by rwstress_explore_attach_v1; one definition across the plugin's
@@ -145,6 +155,20 @@ static inline void rwstress_explore_point(const char *what) {
 }
 static inline void rwstress_explore_spin(const char *what) {
     if (rwstress_explore_host_) rwstress_explore_host_->spin(what);
+}
+/* One busy-wait turn of a spin with a bound (<rwstress/spin_bound.h>):
+ * judged against it (ABI 6 hosts), then rwstress_explore_spin(what). */
+static inline void rwstress_explore_spin_bounded(struct rwstress_spin_bound *b, const char *what) {
+    if (rwstress_explore_host_ && rwstress_explore_host_->abi >= 6 &&
+        b->kind != RWSTRESS_SPIN_BOUND_NONE)
+        rwstress_explore_host_->spin_judge(b);
+    rwstress_explore_spin(what);
+}
+/* The run's clock in nanoseconds, the one a deadline of a spin bound is
+ * on: the controlled run's steps under explore, CLOCK_MONOTONIC in any
+ * other rwstress run; 0 outside rwstress (where nothing judges a bound). */
+static inline unsigned long long rwstress_explore_now_ns(void) {
+    return rwstress_explore_host_ ? rwstress_explore_host_->now_ns() : 0;
 }
 /* Outside rwstress (the plugin's own tests) these two are no-ops: a
  * plugin that sleeps must be run by rwstress. */

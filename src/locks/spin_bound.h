@@ -10,6 +10,7 @@
 // inside the lock as spin-bound (platform/lock_warnings.h), with the
 // spinner's worker index, in timed runs and under explore alike (the
 // lock's clock there is the run's step clock: each step is a microsecond).
+// A plugin states the same bounds through <rwstress/spin_bound.h>.
 //
 // The lock states the bound each time it looks and finds the state it
 // waits on as before (the same deadline, or the same owner: the bound goes
@@ -23,7 +24,9 @@
 #pragma once
 
 #include <chrono>
-#include <string>
+#include <cstdint>
+
+#include <rwstress/spin_bound.h>
 
 #include "locks/hooks.h"
 #include "platform/cpu_relax.h"
@@ -31,6 +34,9 @@
 
 namespace rwstress {
 
+// The bound's state and its judge are those a plugin's spin has
+// (<rwstress/spin_bound.h>, platform/lock_warnings.h judge_spin_turn): one
+// rule for both.
 template <class Hooks>
 class SpinBound {
  public:
@@ -40,80 +46,29 @@ class SpinBound {
   // lasts; `spin` names the spin for the report ("spinning on a
   // reader-owned rwsem", say).
   void until(TimePoint deadline, const char* spin) noexcept {
-    if (kind_ == Kind::kDeadline && deadline == deadline_) return;
-    kind_ = Kind::kDeadline;
-    deadline_ = deadline;
-    overdue_ = false;
-    reported_ = false;
-    spin_ = spin;
+    rwstress_spin_bound_until(&state_, ns(deadline), spin);
   }
   // At most `n` turns while it waits on `on` (an owner, say): stated
   // again with the same `on`, the count goes on.
   void turns(long n, const void* on, const char* spin) noexcept {
-    if (kind_ == Kind::kTurns && on == on_) return;
-    kind_ = Kind::kTurns;
-    on_ = on;
-    turns_ = n;
-    left_ = n;
-    reported_ = false;
-    spin_ = spin;
+    rwstress_spin_bound_turns(&state_, n, on, spin);
   }
-  void clear() noexcept { kind_ = Kind::kNone; }
+  void clear() noexcept { rwstress_spin_bound_clear(&state_); }
 
   // One busy-wait turn, judged against the bound stated.
   void turn() noexcept {
-    judge();
+    if (state_.kind != RWSTRESS_SPIN_BOUND_NONE) judge_spin_turn(state_, ns(lock_clock_now<Hooks>()));
     Hooks::at(HookPoint::kSpinIteration);
     cpu_relax();
   }
 
  private:
-  enum class Kind : unsigned char { kNone, kDeadline, kTurns };
-
-  void judge() noexcept {
-    if (reported_) return;
-    switch (kind_) {
-      case Kind::kDeadline:
-        if (lock_clock_now<Hooks>() <= deadline_) return;
-        if (!overdue_) {
-          overdue_ = true;
-          return;
-        }
-        broken(std::string(spin_) +
-               ": a busy-wait turn past its deadline, after a turn already past it (the "
-               "lock's look at its clock between the two did not end the spin)");
-        return;
-      case Kind::kTurns:
-        if (left_-- > 0) return;
-        broken(std::string(spin_) + ": more than its " + std::to_string(turns_) +
-               " busy-wait turns with the state it waits on unchanged");
-        return;
-      case Kind::kNone:
-        return;
-    }
+  static std::uint64_t ns(TimePoint t) noexcept {
+    return std::uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
   }
 
-  void broken(std::string detail) noexcept {
-    reported_ = true;  // until the lock states a new bound
-    try {
-      if constexpr (kControlled<Hooks>) {  // which step of the schedule: its trace shows it
-        // The trace numbers its steps from 1: the spinner's last is this one.
-        const controlled::Schedule* s = controlled::schedule_so_far();
-        if (s && !s->trace.empty()) detail += " (after step " + std::to_string(s->trace.size()) + ")";
-      }
-      LockWarnings::instance().raise(tl_worker_index, std::move(detail), LockSaid::kSpinBound);
-    } catch (...) {  // out of memory in a report: the run goes on without it
-    }
-  }
-
-  Kind kind_ = Kind::kNone;
-  TimePoint deadline_{};
-  bool overdue_ = false;
-  bool reported_ = false;
-  const void* on_ = nullptr;
-  long turns_ = 0;
-  long left_ = 0;
-  const char* spin_ = "";
+  rwstress_spin_bound state_ = RWSTRESS_SPIN_BOUND_INIT;
 };
 
 }  // namespace rwstress

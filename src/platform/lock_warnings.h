@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <rwstress/spin_bound.h>
+
 namespace rwstress {
 
 // The worker index of the calling thread (the harness sets it), for what
@@ -50,5 +52,13 @@ class LockWarnings {
   std::vector<Entry> entries_;
   std::uint64_t beyond_ = 0;
 };
+
+// One busy-wait turn of a spin whose bound `b` states
+// (<rwstress/spin_bound.h>), at `now_ns` of the lock's clock: a turn past
+// the bound raises spin-bound for the calling worker (under explore, with
+// the schedule's step), once per bound stated. The in-tree locks'
+// SpinBound (locks/spin_bound.h) and a plugin's turns (host ABI 6) both
+// come here.
+void judge_spin_turn(rwstress_spin_bound& b, std::uint64_t now_ns) noexcept;
 
 }  // namespace rwstress

@@ -9,6 +9,7 @@
 
 #include "locks/futex.h"
 #include "platform/controlled.h"
+#include "platform/lock_warnings.h"
 
 namespace rwstress {
 
@@ -99,9 +100,13 @@ void plain_load(unsigned long word, unsigned size) {
   ctl::model_plain_load(reinterpret_cast<const void*>(word), size);
 }
 
+// The same judge as the in-tree locks' SpinBound, on the run's clock.
+void spin_judge(rwstress_spin_bound* b) { judge_spin_turn(*b, ctl::now_ns()); }
+
 const rwstress_explore_host kHost = {
     RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, host_futex_wait,
     host_futex_wake, now_ns, op_end, signal_check, model, model_load, plain_store, plain_load,
+    spin_judge,
 };
 
 }  // namespace
