@@ -253,7 +253,21 @@ BOOST_AUTO_TEST_CASE(preference_fires_in_a_timed_run_and_not_on_correct_queued_l
   BOOST_REQUIRE(!busted.first_violations.empty());
   BOOST_TEST(busted.first_violations[0].detail.find("was let in while writer W2") != std::string::npos,
              busted.first_violations[0].detail);
+  // Phase-fair, judged as writer-preference is: a writer that waits in its
+  // place unannounced lets a read phase follow a read phase.
+  RunResult late = run<BustedPfLateWriter<>>(2, 1, 300ms, Fairness::kPhaseFair);
+  BOOST_TEST(of(late, ViolationKind::kPreference) > 0u);
+  BOOST_TEST(late.verdict == Verdict::kFail);
+  BOOST_REQUIRE(!late.first_violations.empty());
+  BOOST_TEST(late.first_violations[0].detail.find("no new reader phase after a read phase") !=
+                 std::string::npos,
+             late.first_violations[0].detail);
   for (int i = 0; i < 4; ++i) {
+    // Two writers or three: the second waits for its writer ticket first,
+    // which readers need not wait for (SpinPlace::kBeforePlace).
+    RunResult pf = run<PhaseFairRwlock<>>(2 + i, 2 + i % 2, 200ms, Fairness::kPhaseFair);
+    BOOST_TEST(of(pf, ViolationKind::kPreference) == 0u);
+    BOOST_TEST(pf.verdict == Verdict::kPass);
     RunResult wp = run<WriterPrefRwlock<>>(2 + i, 1 + i % 2, 200ms, Fairness::kWriterPref);
     BOOST_TEST(of(wp, ViolationKind::kPreference) == 0u);
     BOOST_TEST(wp.verdict == Verdict::kPass);

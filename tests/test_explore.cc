@@ -762,7 +762,8 @@ BOOST_AUTO_TEST_CASE(exhaustive_search_branches_on_spurious_wake_ups_and_ticks_w
 // Preference, judged at every admission: the busted zoo's writer-preference
 // rwlock whose readers pass waiting writers admits a reader while a writer
 // waits (FAIL preference, with both named), in the default search and at
-// 2R+1W PCT; the correct writer-preference lock and the FIFO locks whose
+// 2R+1W PCT, and the phase-fair lock whose writer announces itself late;
+// the correct writer-preference and phase-fair locks and the FIFO locks whose
 // order the check can see (the task-fair ticket rwlock, ticket, MCS, CLH;
 // the sleeping xadd, generic-spin, kernel-sem, aa-rwsem-fair) pass the
 // same schedules. A lock declared unfair is held to nothing.
@@ -777,7 +778,13 @@ BOOST_AUTO_TEST_CASE(preference_is_judged_at_every_admission_under_explore) {
   std::vector<std::string> lines;
   BOOST_TEST(explore_cli({"explore", "--lock", "busted-wpref-readers-pass"}, &lines) == 1);
   BOOST_TEST(has_line(lines, "preference ("));
-  for (const char* fair : {"writer-pref", "task-fair", "xadd", "generic-spin", "aa-rwsem-fair"})
+  // Phase-fair's writer waits in its place from its turn among writers
+  // (its spin for that turn is no waiting in the lock: SpinPlace).
+  lines.clear();
+  BOOST_TEST(explore_cli({"explore", "--lock", "busted-pf-late-writer"}, &lines) == 1);
+  BOOST_TEST(has_line(lines, "no new reader phase after a read phase"));
+  for (const char* fair :
+       {"writer-pref", "task-fair", "phase-fair", "xadd", "generic-spin", "aa-rwsem-fair"})
     for (auto [r, w] : {std::pair{2, 1}, std::pair{1, 2}}) {
       Tally t = explore_lock(fair, r, w, 2, 300, ctl::Strategy::kPct);
       BOOST_TEST(t.failing == 0, fair << " " << r << "R+" << w << "W: "

@@ -55,6 +55,8 @@ const BustedCase kCases[] = {
     // Preference: its spinning writer waits in the lock (it raised the
     // waiting-writer count before its first turn) while readers pass it.
     {"busted-wpref-readers-pass", Verdict::kFail, false, 2, 1},
+    // The same for phase-fair: its writer waits in its place, unannounced.
+    {"busted-pf-late-writer", Verdict::kFail, false, 2, 1},
     {"busted-racy-tas", Verdict::kFail, false, 0, 4},
     {"busted-lying-trylock", Verdict::kFail, false, 0, 3},
     {"busted-ticket-wrap", Verdict::kFail, true, 0, 8, 0, "sleep@in-cs:p=0.01,fixed(1ms)"},

@@ -27,13 +27,28 @@ namespace rwstress {
 // critical section in this tree, far shorter than a scheduler time slice.
 inline constexpr int kSpinsBeforeYield = 128;
 
+// Where a waiter spins, for the preference check of a lock that takes its
+// place before it spins (kQueuedBeforeSpinning, model/lock_traits.h): in
+// its place (it waits in the lock's order), or before it has one (phase-
+// fair's writer waiting for its turn among writers, which readers need
+// not wait for).
+enum class SpinPlace : bool { kInPlace, kBeforePlace };
+
 template <class Hooks>
 class SpinWait {
  public:
+  SpinWait() = default;
+  explicit SpinWait(SpinPlace place) noexcept : place_(place) {}
+
   void once() noexcept {
+    if constexpr (kControlled<Hooks>) {
+      if (place_ == SpinPlace::kBeforePlace) controlled::spin_unplaced();
+      Hooks::at(HookPoint::kSpinIteration);
+      return;  // the hook was the turn (controlled::spin)
+    }
     Hooks::at(HookPoint::kSpinIteration);
-    if constexpr (kControlled<Hooks>) return;  // the hook was the turn (controlled::spin)
-    signal_spin_turn();  // the timed preference check's: it waits in the lock
+    // The timed preference check's: it waits in the lock.
+    if (place_ == SpinPlace::kInPlace) signal_spin_turn();
     if (++spins_ < kSpinsBeforeYield) {
       cpu_relax();
     } else {
@@ -44,12 +59,13 @@ class SpinWait {
 
  private:
   int spins_ = 0;
+  SpinPlace place_ = SpinPlace::kInPlace;
 };
 
 // Spins until done() is true.
 template <class Hooks, class Done>
-inline void spin_until(Done done) noexcept {
-  SpinWait<Hooks> wait;
+inline void spin_until(Done done, SpinPlace place = SpinPlace::kInPlace) noexcept {
+  SpinWait<Hooks> wait(place);
   while (!done()) wait.once();
 }
 

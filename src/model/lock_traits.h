@@ -204,8 +204,11 @@ concept AsksNeedResched = requires { L::kAsksNeedResched; };
 // A spinning lock whose every busy-wait turn in an acquisition comes after
 // the waiter has taken its place (a ticket drawn, a queue node linked, a
 // waiting-writer count raised), never before (no spin on an internal lock
-// first): under explore a waiter seen spinning is waiting in the lock's
-// order, which the preference check then holds others to (explore_run.h).
+// first), except the turns it marks as before its place
+// (SpinPlace::kBeforePlace, locks/spin_wait.h: phase-fair's writer waiting
+// for its turn among writers): a waiter seen spinning in its place is
+// waiting in the lock's order, which the preference check then holds
+// others to (explore_run.h, run/preference_check.h).
 // Declared: `static constexpr bool kQueuedBeforeSpinning = true;`.
 template <class L>
 concept QueuedBeforeSpinning = requires { L::kQueuedBeforeSpinning; };

@@ -47,6 +47,7 @@ struct Run {
     blocked_since.assign(std::size_t(n), 0);
     blocked_until.assign(std::size_t(n), 0);
     spinning.assign(std::size_t(n), false);
+    unplaced.assign(std::size_t(n), false);
     spurious.assign(std::size_t(n), false);
     expired.assign(std::size_t(n), false);
     woke_spuriously.assign(std::size_t(n), false);
@@ -100,6 +101,7 @@ struct Run {
   std::vector<std::uint64_t> blocked_since;
   std::vector<std::uint64_t> blocked_until;  // a timed wait's deadline (run time); 0: none
   std::vector<bool> spinning;
+  std::vector<bool> unplaced;   // its last spin turn came before it took its place (spin_unplaced)
   std::vector<bool> spurious;   // woken for no reason: its next step says so
   std::vector<bool> expired;    // its timeout was chosen to expire: its next step says so
   std::vector<bool> woke_spuriously;  // and then: until the thread asks (woke_spuriously())
@@ -378,6 +380,7 @@ struct Run {
 thread_local Run* tl_run = nullptr;
 thread_local int tl_index = -1;
 thread_local std::size_t tl_access = 0;  // the trace index of this thread's last access
+thread_local bool tl_next_spin_unplaced = false;  // spin_unplaced() was called
 // A store told to the model before its step has its value (the kernel
 // layer's accesses tell the model inside the access, before accessed()):
 // the model takes it once accessed() says what the word held before it.
@@ -439,6 +442,16 @@ bool spinning(int i) {
   std::lock_guard lock(r->mutex);
   return r->state[std::size_t(i)] == State::kRunnable && r->spinning[std::size_t(i)];
 }
+
+bool spinning_in_place(int i) {
+  Run* r = tl_run;
+  if (!r || i < 0 || i >= r->n) return false;
+  std::lock_guard lock(r->mutex);
+  const std::size_t u = std::size_t(i);
+  return r->state[u] == State::kRunnable && r->spinning[u] && !r->unplaced[u];
+}
+
+void spin_unplaced() { tl_next_spin_unplaced = true; }
 
 bool finished(int i) {
   Run* r = tl_run;
@@ -547,6 +560,7 @@ void spin(const char* what) {
   if (!r) return;
   std::unique_lock lock(r->mutex);
   r->spinning[std::size_t(tl_index)] = true;
+  r->unplaced[std::size_t(tl_index)] = std::exchange(tl_next_spin_unplaced, false);
   r->step(lock, tl_index, what);
 }
 

@@ -229,6 +229,12 @@ std::uint64_t run_id();
 bool asleep(int i);
 // Whether thread `i` stopped at a spin point (a busy-wait turn) last.
 bool spinning(int i);
+// ... and that turn was not one the lock took before its waiter had taken
+// its place in the lock's order (spin_unplaced(): a writer's spin for its
+// turn among writers, before it tells the readers it waits).
+bool spinning_in_place(int i);
+// The calling thread's next spin turn comes before its place is taken.
+void spin_unplaced();
 bool finished(int i);
 // The number of threads of the caller's controlled run; 0 outside one.
 int thread_count();

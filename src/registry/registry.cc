@@ -164,6 +164,10 @@ constexpr LockEntry kLocks[] = {
                                      "writer-preference rwlock whose readers pass waiting "
                                      "writers: reader-preference in fact",
                                      true),
+    rwlock<BustedPfLateWriter<>>("busted-pf-late-writer", Fairness::kPhaseFair,
+                                 "phase-fair PF-T whose writer waits for the readers to leave "
+                                 "before it tells them it waits: reader-preference in fact",
+                                 true),
     rwlock<BustedRwsemOsqLeak<>>("busted-rwsem-osq-leak", Fairness::kHandoff,
                                  "linux-rwsem whose winning optimistic spinner never leaves the "
                                  "OSQ: safe and live, not idle",

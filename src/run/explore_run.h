@@ -146,7 +146,8 @@ void ordered_entry(Shared<Lock>& s, int i, const char* holder, bool exclusive) {
 // together and may return in any order). Waiting is what the scheduler
 // sees: asleep in the lock,
 // or spinning in a lock that declares it takes its place before it spins
-// (QueuedBeforeSpinning). A waiter killed meanwhile (explore --signals), or
+// (QueuedBeforeSpinning), at a turn it took in its place (not one it says
+// came before, SpinPlace::kBeforePlace). A waiter killed meanwhile (explore --signals), or
 // whose timed wait ran out meanwhile (it gave up its place, even if its
 // call has not returned yet), is not waited for.
 
@@ -163,7 +164,7 @@ void asks(Shared<Lock>& s, const ExploreShape& shape, int i, bool exclusive) {
       continue;
     if (shape.fairness == Fairness::kPhaseFair && s.writers_in > 0) continue;  // a write phase
     const bool waiting =
-        controlled::asleep(j) || (QueuedBeforeSpinning<Lock> && controlled::spinning(j));
+        controlled::asleep(j) || (QueuedBeforeSpinning<Lock> && controlled::spinning_in_place(j));
     if (waiting)
       s.must_not_pass[u].push_back(
           {j, s.calls[v], controlled::times_away(j), controlled::times_expired(j)});

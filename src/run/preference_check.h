@@ -69,6 +69,14 @@ std::string preference_broken(Fairness f, Family family, int me, bool me_exclusi
 // a queued lock under contention cost MCS a third of its operations (2
 // threads on 2 CPUs, 5 December 2026); a lock that breaks its rule does so
 // over and over. At most 64 workers are judged.
+//
+// Phase-fair is judged as writer-preference is, without explore's
+// write-phase exception: a writer shows that it waits only from its turn
+// in its place (the phase-fair lock's writer tells the readers with its
+// bits in rin first; its spin for its turn among writers signals
+// nothing), so no other writer holds while it does, and a reader that
+// asked then must wait for its write phase; a reader let in while it
+// still waits joined a read phase after a read phase.
 class TimedPreference {
  public:
   static constexpr int kMostThreads = 64;
@@ -80,7 +88,8 @@ class TimedPreference {
   void setup(Fairness fairness, Family family, int readers, int count, int threads, bool queued,
              SignalOf signal) {
     on_ = queued && threads <= kMostThreads &&
-          (fairness == Fairness::kWriterPref || fairness == Fairness::kTaskFair);
+          (fairness == Fairness::kWriterPref || fairness == Fairness::kTaskFair ||
+           fairness == Fairness::kPhaseFair);
     if (!on_) return;
     fairness_ = fairness;
     family_ = family;

@@ -8,6 +8,7 @@
 
 #include "locks/futex.h"
 #include "locks/hooks.h"
+#include "locks/rwlock/fair_rwlocks.h"
 #include "locks/rwlock/pref_rwlocks.h"
 #include "locks/rwlock/rwsem_linux.h"
 #include "locks/spin_wait.h"
@@ -221,5 +222,16 @@ using BustedRwsemEndlessRspin = LinuxRwsem<Hooks, LinuxRwsemBug::kEndlessReaderS
 // explore sees the admission that broke the rule.
 template <class Hooks = NoHooks>
 using BustedWprefReadersPass = WriterPrefRwlock<Hooks, true>;
+
+// busted-pf-late-writer: the phase-fair PF-T lock whose writer, its turn
+// among writers come, first waits for the readers to leave and only then
+// sets its bits in rin (and waits for the readers it counts there, as
+// PF-T does). Safe: a reader that came in between is waited for. But a
+// read phase follows a read phase while it waits, which phase-fair
+// forbids: readers that keep overlapping hold it off as long as they
+// come (reader-preference in fact). The preference check sees it, timed
+// (its spin in its place says it waits) and under explore.
+template <class Hooks = NoHooks>
+using BustedPfLateWriter = PhaseFairRwlock<Hooks, true>;
 
 }  // namespace rwstress

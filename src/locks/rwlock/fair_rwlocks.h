@@ -9,6 +9,9 @@
 // which write phase it is (PHID), so a reader blocked by one writer is
 // released by the end of that writer's phase even if the next writer is
 // already present. Writers order themselves with a ticket pair (win, wout).
+// kAnnouncesLate: the busted zoo's busted-pf-late-writer (its writer, its
+// turn come, waits for the readers to leave before it tells them it
+// waits: still safe, but readers that keep coming pass it).
 //
 // TaskFairRwlock: the fair reader-writer ticket lock (Mellor-Crummey &
 // Scott 1991, "Scalable reader-writer synchronization for shared-memory
@@ -29,12 +32,16 @@
 
 namespace rwstress {
 
-template <class Hooks = NoHooks>
+template <class Hooks = NoHooks, bool kAnnouncesLate = false>
 class PhaseFairRwlock {
  public:
   template <class H>
-  using WithHooks = PhaseFairRwlock<H>;  // the same lock over other hooks
+  using WithHooks = PhaseFairRwlock<H, kAnnouncesLate>;  // the same lock over other hooks
   static constexpr bool kSpins = true;
+  // A reader spins after its increment of rin, a writer after it set its
+  // bits in rin; its spin for its writer ticket comes before that, and
+  // says so (the preference check, lock_traits.h).
+  static constexpr bool kQueuedBeforeSpinning = true;
   void down_read() noexcept {
     const std::uint32_t w = rin_.fetch_add(kReaderInc, std::memory_order_acquire) & kWriterBits;
     if (w) spin_until<Hooks>([&] { return (rin_.load(std::memory_order_acquire) & kWriterBits) != w; });
@@ -43,7 +50,13 @@ class PhaseFairRwlock {
 
   void down_write() noexcept {
     const std::uint32_t ticket = win_.fetch_add(1, std::memory_order_relaxed);
-    spin_until<Hooks>([&] { return wout_.load(std::memory_order_acquire) == ticket; });
+    spin_until<Hooks>([&] { return wout_.load(std::memory_order_acquire) == ticket; },
+                      SpinPlace::kBeforePlace);
+    if constexpr (kAnnouncesLate)  // waits in its place, unseen by the readers
+      spin_until<Hooks>([&] {
+        return rout_.load(std::memory_order_acquire) ==
+               (rin_.load(std::memory_order_acquire) & ~kWriterBits);
+      });
     const std::uint32_t w = kPresent | (ticket & kPhaseId);
     const std::uint32_t readers_in = rin_.fetch_add(w, std::memory_order_acquire) & ~kWriterBits;
     spin_until<Hooks>([&] { return rout_.load(std::memory_order_acquire) == readers_in; });
