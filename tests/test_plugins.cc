@@ -278,6 +278,57 @@ BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
   BOOST_TEST(plain.exit_code == 0, plain.out + plain.err);
 }
 
+// Time as a choice (explore --time-jumps): a kernel-style lock whose bug
+// waits for 4 jiffies (tests/plugins/kernel_time.c), as rwsem.c's HANDOFF
+// waits for RWSEM_WAIT_TIMEOUT. Steps of a microsecond never get there:
+// without jumps explore passes it, sampled or exhaustive; with one jump
+// at its jiffies read it fails (two holders), the trace shows the jump,
+// and the replay line reruns it step for step. The correct twin passes
+// with jumps; a lock that reads no clock refuses the option in one line.
+BOOST_AUTO_TEST_CASE(explore_time_jumps_reach_code_that_waits_for_time) {
+  const auto npos = std::string::npos;
+  const std::string broken =
+      "--plugin " + plugin("kernel_time_broken_explore") + " explore --lock ktime-spin-broken ";
+  for (const char* strategy : {"pct:depth=3", "random", "exhaustive:preemptions=1"}) {
+    ProcessResult none =
+        run_rwstress(broken + "--threads 3 --schedules 400 --strategy " + strategy);
+    BOOST_TEST(none.exit_code == 0, strategy << ": " << none.out << none.err);
+    ProcessResult jumps = run_rwstress(broken + "--threads 3 --schedules 400 --time-jumps 1 --strategy " +
+                                       strategy);
+    BOOST_TEST(jumps.exit_code == 1, strategy << ": " << jumps.out << jumps.err);
+    BOOST_TEST(jumps.out.find("(time jumps: +20ms, jiffies +20)") != npos, jumps.out);
+    BOOST_TEST(jumps.out.find("replayed 10 times: 10 the same step for step") != npos, jumps.out);
+    const std::string mark = "  replay: rwstress ";
+    const std::size_t at = jumps.out.find(mark);
+    BOOST_REQUIRE_MESSAGE(at != npos, jumps.out);
+    const std::size_t from = at + mark.size();
+    ProcessResult again = run_rwstress(jumps.out.substr(from, jumps.out.find('\n', from) - from));
+    BOOST_TEST(again.exit_code == 1, again.out << again.err);
+    BOOST_TEST(again.out.find("the recorded schedule, step for step") != npos, again.out);
+  }
+  // How long a jump is matters: 2 ms is not past 4 jiffies, 5 ms is (the
+  // search completes and passes the first; the replay line carries the
+  // length of the second).
+  ProcessResult two_ms = run_rwstress(
+      broken + "--threads 2 --strategy exhaustive:preemptions=1 --time-jumps 1 --time-jump 2ms");
+  BOOST_TEST(two_ms.exit_code == 0, two_ms.out << two_ms.err);
+  BOOST_TEST(two_ms.out.find("complete") != npos, two_ms.out);
+  ProcessResult five_ms = run_rwstress(
+      broken + "--threads 2 --strategy exhaustive:preemptions=1 --time-jumps 1 --time-jump 5ms");
+  BOOST_TEST(five_ms.exit_code == 1, five_ms.out << five_ms.err);
+  BOOST_TEST(five_ms.out.find("--time-jump 5ms") != npos, five_ms.out);
+  for (const char* strategy : {"pct:depth=3", "random", "exhaustive:preemptions=2"}) {
+    ProcessResult ok = run_rwstress("--plugin " + plugin("kernel_time_explore") +
+                                    " explore --lock ktime-spin --threads 3 --schedules 400"
+                                    " --time-jumps 2 --strategy " + strategy);
+    BOOST_TEST(ok.exit_code == 0, strategy << ": " << ok.out << ok.err);
+  }
+  ProcessResult refused = run_rwstress("explore --lock ticket --time-jumps 1");
+  BOOST_TEST(refused.exit_code == 2, refused.out + refused.err);
+  BOOST_TEST(lines(refused.err) == 1, refused.err);
+  BOOST_TEST(refused.err.find("reads no clock") != npos, refused.err);
+}
+
 // validate: the battery passes a correct lock, built-in or plugin, and
 // catches a broken one with the replay line of each scenario it failed.
 BOOST_AUTO_TEST_CASE(validate_passes_correct_locks_and_catches_broken_ones) {

@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 /* 1: the first table. 2: signal_check. 3: model. 4: model_load.
- * 5: plain_store. 6: spin_judge. */
+ * 5: plain_store. 6: spin_judge, clock_read. */
 #define RWSTRESS_EXPLORE_HOST_ABI 6
 
 /* What an access was, for the memory model (model() below). */
@@ -117,6 +117,12 @@ struct rwstress_explore_host {
      * turn past the bound is the run's spin-bound violation. In every
      * run, controlled or not; not a scheduling point. */
     void (*spin_judge)(struct rwstress_spin_bound *b);
+    /* ABI 6. A read of the clock by the lock's logic (jiffies,
+     * sched_clock(): the kernel layer's explore build): now_ns(), after
+     * the scheduler chose whether time jumps just before it (explore
+     * --time-jumps, a choice of the schedule, replayed). Not a scheduling
+     * point. */
+    unsigned long long (*clock_read)(void);
 };
 
 /* Set by rwstress_explore_attach_v1; one definition across the plugin's

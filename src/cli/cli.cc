@@ -323,6 +323,7 @@ struct RawOptions {
   bool validate_no_explore = false;
   CLI::App* kernel = nullptr;
   std::string explore_step_time = "1us";
+  std::string explore_time_jump = "20ms";
   bool explore_no_shrink = false;
   CLI::App* explore = nullptr;
 };
@@ -539,6 +540,15 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "deliver at need_resched() checks, each a choice (a spinner then stops spinning while "
                       "the owner runs; default 2; exhaustive: 0, and every one offered is searched)")
       ->check(CLI::Range(0, 1000));
+  explore->add_option("--time-jumps", cfg.explore.time_jumps,
+                      "kernel-compat layer plugins: times a schedule may let --time-jump pass at "
+                      "a clock read of the lock's (jiffies, sched_clock()), each a choice: code "
+                      "that waits for time (rwsem.c's HANDOFF after 4 jiffies) gets there "
+                      "(default 0; exhaustive: every one offered is searched, N at most)")
+      ->check(CLI::Range(0, 1000));
+  explore->add_option("--time-jump", raw.explore_time_jump,
+                      "how much time one jump lets pass (default 20ms: 20 jiffies at the "
+                      "layer's HZ 1000, far short of a down_timeout's 1 s)");
   explore->add_flag("--signals", cfg.explore.signals,
                     "kernel-compat layer plugins: one acquisition in two is killable or "
                     "interruptible, and a spurious wake-up of its sleep is a fatal signal (its "
@@ -729,7 +739,8 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
     // A replay runs the one recorded schedule: its choices carry every
     // event it took, and nothing is searched or drawn.
     for (const char* flag : {"--strategy", "--schedules", "--stale-reads", "--ticks",
-                             "--spurious-wakes", "--expiries", "--replays", "--no-shrink"})
+                             "--spurious-wakes", "--expiries", "--time-jumps", "--replays",
+                             "--no-shrink"})
       if (ex.count(flag) > 0)
         return fmt::format("explore {} does nothing with --replay: a replay runs the one "
                            "recorded schedule, whose code carries every choice it made",
@@ -754,6 +765,10 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
       return fmt::format("explore --expiries {}: {} has no timed wait (in-tree, the semaphores "
                          "with down_timeout have one), so no timeout could expire",
                          x.expiries, m->name);
+    if (x.time_jumps > 0)
+      return fmt::format("explore --time-jumps {}: {} reads no clock a jump could change (the "
+                         "kernel's own files do: jiffies, sched_clock(); rwstress kernel)",
+                         x.time_jumps, m->name);
     if (x.ticks > 0 && !m->caps.resched_checks)
       return fmt::format("explore --ticks {}: {}'s spinners never ask need_resched() (in-tree, "
                          "linux-rwsem's do; so do the kernel's own files), so no tick could "
@@ -764,6 +779,9 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
   auto step = parse_duration(raw.explore_step_time, &error, std::chrono::nanoseconds(1));
   if (!step) return "explore --step-time: " + error;
   x.step_ns = std::uint64_t(step->count());
+  auto jump = parse_duration(raw.explore_time_jump, &error, std::chrono::nanoseconds(1));
+  if (!jump) return "explore --time-jump: " + error;
+  x.time_jump_ns = std::uint64_t(jump->count());
   x.shrink = !raw.explore_no_shrink;
   if (app.count("--seed") == 0) cfg.seed = 0;  // the same command, the same schedules
   // A spinner's turns are steps here: spin a few before sleeping, unless told.

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "platform/duration.h"
 #include "platform/interrupt.h"
 #include "platform/memory_model.h"
 #include "platform/splitmix.h"
@@ -85,6 +86,13 @@ std::string replay_flags(const LockMeta& meta, const ExploreShape& shape,
   for (const Knob& k : kKnobs)  // the knobs this lock reads, where not the default
     if (sc.tuning.*k.field != LockTuning{}.*k.field && reads_knob(k, meta.name))
       f += fmt::format(" --{} {}", k.flag, knob_text(k, sc.tuning.*k.field));
+  // The clock's settings where not the defaults: a replay's times are the
+  // recording's (a timed wait's deadline, a jump's length).
+  const RunConfig::Explore defaults;
+  if (x.step_ns != defaults.step_ns)
+    f += " --step-time " + format_duration(std::chrono::nanoseconds(x.step_ns));
+  if (x.time_jump_ns != defaults.time_jump_ns)
+    f += " --time-jump " + format_duration(std::chrono::nanoseconds(x.time_jump_ns));
   return f + fmt::format(" --ops {}{}{}", shape.ops, x.signals ? " --signals" : "",
                          x.memory != ExploreMemory::kSc
                              ? fmt::format(" --memory {}", memory_name(x.memory))
@@ -123,7 +131,7 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
     const ctl::Step& b = trace[j];
     return a.thread == b.thread && std::string_view(a.what) == b.what && a.word == b.word &&
            a.has_value == b.has_value && a.before == b.before && a.after == b.after &&
-           a.older == b.older && a.early == b.early && a.tick == b.tick;
+           a.older == b.older && a.early == b.early && a.tick == b.tick && a.jump_ns == b.jump_ns;
   };
   struct Group {
     std::size_t first, count, period;  // `count` times the `period` steps from `first`
@@ -167,6 +175,11 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
       value = s.before == s.after ? fmt::format("{:#x}", s.before)
                                   : fmt::format("{:#x} -> {:#x}", s.before, s.after);
     if (s.tick) value += std::string(value.empty() ? "" : "  ") + "(a tick: need_resched() is true)";
+    if (s.jump_ns > 0)  // (jiffies at the kernel-compat layer's HZ, 1000)
+      value += std::string(value.empty() ? "" : "  ") +
+               fmt::format("(time jumps: +{}, jiffies +{})",
+                           format_duration(std::chrono::nanoseconds(s.jump_ns)),
+                           s.jump_ns / 1'000'000);
     if (!note.empty()) value += (value.empty() ? "" : "  ") + note;
     lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", at + 1,
                                 thread_name(shape, s.thread), s.what, word_name(e, shape, s.word),
@@ -181,11 +194,12 @@ std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreSha
   const std::size_t shown_from = groups.empty() ? trace.size() : groups.back().first;
   std::vector<std::size_t> earlier;
   for (std::size_t i = 0; i < shown_from; ++i)
-    if (trace[i].older > 0 || trace[i].early || trace[i].tick) earlier.push_back(i);
+    if (trace[i].older > 0 || trace[i].early || trace[i].tick || trace[i].jump_ns > 0)
+      earlier.push_back(i);
   if (!earlier.empty()) {
     const std::size_t skipped = earlier.size() > kEarlierOlder ? earlier.size() - kEarlierOlder : 0;
     lines.push_back(fmt::format("{:>7}  (earlier: the chosen events, loads that read an older "
-                                "store, stores placed early and ticks{})",
+                                "store, stores placed early, ticks and time jumps{})",
                                 "",
                                 skipped ? fmt::format(", the last {} of {}", kEarlierOlder,
                                                       earlier.size())
@@ -217,6 +231,8 @@ ctl::Options base_options(const RunConfig& cfg) {
   o.expiries = cfg.explore.expiry_budget();
   o.signals = cfg.explore.signals;
   o.ticks = cfg.explore.tick_budget();
+  o.time_jumps = cfg.explore.time_jumps;
+  o.time_jump_ns = cfg.explore.time_jump_ns;
   o.memory = cfg.explore.memory == ExploreMemory::kC11   ? ctl::Memory::kC11
              : cfg.explore.memory == ExploreMemory::kTso ? ctl::Memory::kTso
                                                          : ctl::Memory::kSc;
@@ -236,6 +252,7 @@ struct Search {
   // Whether any schedule met a need_resched() check (a tick could come)
   // or a signal check: --ticks and --signals change nothing otherwise.
   bool met_tick_check = false;
+  bool met_clock_read = false;  // (a time jump could come: --time-jumps)
   bool met_signal_check = false;
   bool met_timed_wait = false;
 };
@@ -338,6 +355,7 @@ ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape& shape,
   ++search.schedules;
   for (const ctl::Decision& d : e.schedule.decisions) {
     search.met_tick_check |= d.tick;
+    search.met_clock_read |= d.jump;
     search.met_signal_check |= d.checking != 0;
     search.met_timed_wait |= d.timed != 0;
   }
@@ -374,8 +392,8 @@ void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
 // What an exhaustive search's schedules take at most, by kind (or, along
 // one schedule, what it took).
 struct ExhaustiveCounts {
-  int preempts = 0, weak = 0, ticks = 0, signals = 0, wakes = 0, expiries = 0;
-  int largest() const { return std::max({preempts, weak, ticks, signals, wakes, expiries}); }
+  int preempts = 0, weak = 0, ticks = 0, jumps = 0, signals = 0, wakes = 0, expiries = 0;
+  int largest() const { return std::max({preempts, weak, ticks, jumps, signals, wakes, expiries}); }
 };
 
 ExhaustiveCounts exhaustive_limits(const RunConfig& cfg) {
@@ -384,6 +402,7 @@ ExhaustiveCounts exhaustive_limits(const RunConfig& cfg) {
   limit.preempts = cfg.explore.preemptions;
   limit.weak = cfg.explore.memory != ExploreMemory::kSc ? cfg.explore.stale_reads : 0;
   limit.ticks = o.ticks;
+  limit.jumps = o.time_jumps;
   limit.signals = o.signals ? o.signal_checks : 0;
   limit.wakes = o.spurious_wakes;
   limit.expiries = o.expiries;
@@ -404,6 +423,7 @@ std::string exhaustive_bounds(const RunConfig& cfg) {
           cfg.explore.memory == ExploreMemory::kC11 ? " (older values read, stores placed early)"
                                                     : " (older values read)");
   if (limit.ticks > 0) count(limit.ticks, "tick", "ticks", " at need_resched() checks");
+  if (limit.jumps > 0) count(limit.jumps, "time jump", "time jumps", " at clock reads");
   if (limit.signals > 0) count(limit.signals, "signal", "signals");
   if (limit.wakes > 0) count(limit.wakes, "spurious wake-up", "spurious wake-ups");
   if (limit.expiries > 0) count(limit.expiries, "expiry", "expiries", " of timed waits");
@@ -417,11 +437,13 @@ std::string exhaustive_bounds(const RunConfig& cfg) {
 // prefix and going on without preemption; alternatives that would exceed
 // a bound are not taken. A decision's alternatives: the weak choices its
 // step was offered under a memory model (each older value its load could
-// read, its store placed early) and a tick at its need_resched() check,
+// read, its store placed early) and a tick at its need_resched() check or
+// a time jump at its clock read,
 // then every other eligible thread, one at a signal check with a signal
 // too (--signals), every blocked thread woken spuriously, and every timed
 // sleeper's timeout expiring. Along a schedule at most --preemptions
-// preemptions, --stale-reads weak choices, --ticks ticks, two signals,
+// preemptions, --stale-reads weak choices, --ticks ticks, --time-jumps
+// time jumps, two signals,
 // --spurious-wakes wake-ups and --expiries expiries. Iterative
 // context bounding: bound 0, then 1, ... (each kind up to its own limit),
 // so the first failure found has the fewest.
@@ -439,8 +461,9 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
     Kind kind;
     int weak;      // the weak choices its step was offered (known once it ran)
     int rank;      // the one taken (0: none)
-    bool tick;     // its step met a need_resched() check (known once it ran)
-    bool ticked;   // and a tick came there
+    bool tick;     // its step met a need_resched() check or a clock read (known once it ran)
+    bool jump;     // (the clock read: a time jump, not a tick)
+    bool ticked;   // and the tick or the jump came there
     int code() const {
       return thread + (kind == kSignal || ticked ? ctl::kSignalChoice : 0) + rank * ctl::kReadChoice;
     }
@@ -452,6 +475,7 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
     most.preempts = std::min(bound, limit.preempts);
     most.weak = std::min(bound, limit.weak);
     most.ticks = std::min(bound, limit.ticks);
+    most.jumps = std::min(bound, limit.jumps);
     most.signals = std::min(bound, limit.signals);
     most.wakes = std::min(bound, limit.wakes);
     most.expiries = std::min(bound, limit.expiries);
@@ -472,8 +496,10 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
       const std::size_t len = std::min(s.choices.size(), s.decisions.size());
       if (!prefix.empty() && prefix.size() <= stack.size() && prefix.size() <= len) {
         Frame& f = stack[prefix.size() - 1];
-        f.weak = s.decisions[prefix.size() - 1].weak;
-        f.tick = s.decisions[prefix.size() - 1].tick;
+        const ctl::Decision& d = s.decisions[prefix.size() - 1];
+        f.weak = d.weak;
+        f.tick = d.tick || d.jump;
+        f.jump = d.jump;
       }
       Counts took;
       for (std::size_t j = 0; j < len; ++j) {
@@ -487,13 +513,14 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
         const bool signal = ctl::signal_chosen(c) && (d.checking & bit) != 0;
         const bool ticked = ctl::signal_chosen(c) && !signal;
         if (j >= stack.size()) {  // (kFirst's own choice: a thread going on, no event)
-          Frame f{d, {bit, 0, 0, 0}, prev, took, chose, kPlain, d.weak, ctl::read_chosen(c), d.tick,
-                  ticked};
+          Frame f{d,      {bit, 0, 0, 0},         prev,   took, chose, kPlain, d.weak,
+                  ctl::read_chosen(c), d.tick || d.jump, d.jump, ticked};
           stack.push_back(f);
         }
         took.preempts += d.preemptible && chose != prev;
         took.weak += ctl::read_chosen(c) > 0;
-        took.ticks += ticked;
+        took.ticks += ticked && !d.jump;
+        took.jumps += ticked && d.jump;
         took.signals += signal;
         took.wakes += spurious;
         took.expiries += expired;
@@ -512,14 +539,16 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
           prefix.push_back(f.code());
           next = true;
         };
-        if (f.tick && !f.ticked && f.before.ticks < most.ticks) {
+        const bool event_room =
+            f.jump ? f.before.jumps < most.jumps : f.before.ticks < most.ticks;
+        if (f.tick && !f.ticked && event_room) {
           f.ticked = true;
           take();
           break;
         }
         if (f.rank < f.weak && f.before.weak < most.weak) {
           ++f.rank;
-          f.tick = f.ticked = false;  // (whether a check comes: once it has run)
+          f.tick = f.jump = f.ticked = false;  // (whether a check comes: once it has run)
           take();
           break;
         }
@@ -541,7 +570,7 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
             f.thread = t;
             f.kind = Kind(k);
             f.weak = f.rank = 0;  // (what its step is offered: once it has run)
-            f.tick = f.ticked = false;
+            f.tick = f.jump = f.ticked = false;
             take();
           }
         }
@@ -846,6 +875,10 @@ int run_explore(const RunConfig& cfg, const Output& out) {
       out.print(fmt::format("  note: --ticks {} changed nothing: {} met no need_resched() check in "
                             "{} schedules",
                             cfg.explore.ticks, meta->name, search.schedules));
+    if (cfg.explore.time_jumps > 0 && !search.met_clock_read)
+      out.print(fmt::format("  note: --time-jumps {} changed nothing: {} read no clock in {} "
+                            "schedules",
+                            cfg.explore.time_jumps, meta->name, search.schedules));
     if (cfg.explore.expiries > 0 && !search.met_timed_wait)
       out.print(fmt::format("  note: --expiries {} changed nothing: {} met no timed wait in {} "
                             "schedules",
@@ -970,6 +1003,7 @@ std::string explore_command(const RunConfig& cfg, const LockMeta& meta) {
   if (x.ticks >= 0) budgets += fmt::format(" --ticks {}", x.ticks);
   if (x.spurious_wakes >= 0) budgets += fmt::format(" --spurious-wakes {}", x.spurious_wakes);
   if (x.expiries >= 0) budgets += fmt::format(" --expiries {}", x.expiries);
+  if (x.time_jumps > 0) budgets += fmt::format(" --time-jumps {}", x.time_jumps);
   return fmt::format("{} --strategy {} --schedules {}{} --seed {:#x}",
                      replay_flags(meta, shape_of(cfg, meta), x), strategy_text(x), x.schedules,
                      budgets, cfg.seed);

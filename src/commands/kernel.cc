@@ -472,8 +472,10 @@ void keep_worst(const Judged& j, Row* row) {
 // suffix: the family): PCT at depth 3 over the 3-thread shapes, every
 // schedule with at most 2 preemptions at 2 threads, and for the locks with
 // killable entry points (rwsem.c, mutex.c, semaphore.c) random schedules
-// with fatal signals (explore --signals: the bail-out paths); all of them
-// with the memory model's ordering check (--memory c11).
+// with fatal signals (explore --signals: the bail-out paths); for rwsem.c,
+// whose HANDOFF waits for RWSEM_WAIT_TIMEOUT (4 jiffies), time jumps at
+// its jiffies reads in two of its shapes (explore --time-jumps); all of
+// them with the memory model's ordering check (--memory c11).
 std::vector<std::vector<std::string>> explore_shapes(std::string_view suffix) {
   const std::string pct = "pct:depth=3", exhaustive = "exhaustive:preemptions=2";
   const bool killable = suffix == "rwsem" || suffix == "semaphore" ||
@@ -484,6 +486,10 @@ std::vector<std::vector<std::string>> explore_shapes(std::string_view suffix) {
               {"--readers", "1", "--writers", "2", "--strategy", pct},
               {"--readers", "1", "--writers", "1", "--strategy", exhaustive}};
     if (killable) shapes.push_back({"--readers", "2", "--writers", "2", "--strategy", "random", "--signals"});
+    if (suffix == "rwsem")  // (the shapes that wait most: two writers)
+      for (std::vector<std::string>& s : shapes)
+        if (std::find(s.begin(), s.end(), exhaustive) == s.end() && s[3] == "2")
+          s.insert(s.end(), {"--time-jumps", "2"});
   } else if (suffix == "semaphore") {
     shapes = {{"--threads", "3", "--count", "1", "--strategy", pct},
               {"--threads", "3", "--count", "2", "--strategy", pct},

@@ -135,6 +135,13 @@ struct RunConfig {
     int spurious_budget() const { return spurious_wakes >= 0 ? spurious_wakes : exhaustive ? 0 : 2; }
     int tick_budget() const { return ticks >= 0 ? ticks : exhaustive ? 0 : 2; }
     int expiry_budget() const { return expiries >= 0 ? expiries : exhaustive ? 0 : 2; }
+    // --time-jumps: time jumps a schedule may make at the lock's clock
+    // reads (the kernel-compat layer's jiffies, sched_clock()), each a
+    // choice, --time-jump each (controlled.h Options::time_jumps); 0: none
+    // (exhaustive: with N > 0, every one offered is searched, N along a
+    // schedule at most).
+    int time_jumps = 0;
+    std::uint64_t time_jump_ns = 20'000'000;
     bool signals = false;            // --signals: a spurious wake of a killable sleep kills
     ExploreMemory memory = ExploreMemory::kSc;  // --memory sc|c11|tso
     int stale_reads = 4;             // --stale-reads: weak choices a schedule may make (older values, early stores)

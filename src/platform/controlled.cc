@@ -56,6 +56,7 @@ struct Run {
     signal_now.assign(std::size_t(n), false);
     signal_left = o.signals ? o.signal_checks : 0;
     tick_left = o.ticks;
+    jump_left = o.time_jumps;
     if (o.memory != Memory::kSc)
       memory = std::make_unique<MemoryModel>(
           n, o.memory == Memory::kTso ? MemoryModel::Kind::kTso : MemoryModel::Kind::kC11);
@@ -93,7 +94,7 @@ struct Run {
   bool ended = false;    // every body returned, or stopped
   int finished = 0;
   std::uint64_t waits = 0;       // futex_wait calls that blocked, for FIFO wakes
-  std::uint64_t skipped_ns = 0;  // time jumped over when only timed sleepers were left
+  std::uint64_t skipped_ns = 0;  // time jumped over: only timed sleepers left, or read_clock()
   std::uint64_t spin_streak = 0;  // steps in a row with every runnable thread spinning
   std::uint64_t steps = 0;        // points reached (decisions taken)
   std::vector<State> state;
@@ -116,7 +117,8 @@ struct Run {
   bool signalled = false;        // the last choose() delivered one: recorded with the thread
   std::size_t signal_at = SIZE_MAX;  // the step (choice index) of the last signal check
   int tick_left = 0;                 // ticks a sampled schedule may still deliver (tick())
-  std::size_t tick_at = SIZE_MAX;    // the step whose tick was decided last
+  int jump_left = 0;                 // time jumps it may still make (read_clock())
+  std::size_t event_at = SIZE_MAX;   // the step whose tick or time jump was decided last
   std::size_t step_trace = SIZE_MAX;  // the trace index of the running thread's step
   std::vector<const char*> at;  // where each thread last stopped
   std::vector<int> priority;    // PCT
@@ -532,27 +534,59 @@ bool signal_check(const char* what) {
   return arrived;
 }
 
-bool tick() {
-  Run* r = tl_run;
-  if (!r) return false;
+namespace {
+
+enum class StepEvent { kTick, kJump };
+
+// A tick or a time jump offered at the calling thread's step: whether it
+// comes. The step's first offer decides (a replay makes the same one
+// come, from the step's kSignalChoice); never at a signal check's step.
+// `left` is the sampled schedule's budget, one in `odds` offers taken.
+bool step_event(Run* r, StepEvent kind, int& left, unsigned odds) {
   // Only the thread holding the baton runs: no lock (as for weak choices).
   std::vector<int>& choices = r->schedule.choices;
   if (choices.empty()) return false;
   const std::size_t at = choices.size() - 1;  // the caller's step
-  if (r->tick_at == at || r->signal_at == at) return false;
-  r->tick_at = at;
-  if (at < r->schedule.decisions.size()) r->schedule.decisions[at].tick = true;  // (offered)
+  if (r->event_at == at || r->signal_at == at) return false;
+  r->event_at = at;
+  if (at < r->schedule.decisions.size()) {  // (offered)
+    Decision& d = r->schedule.decisions[at];
+    (kind == StepEvent::kTick ? d.tick : d.jump) = true;
+  }
   const Options& o = r->options;
   if (!o.replay.empty() || o.strategy == Strategy::kFirst) {
     if (at >= o.replay.size() || !signal_chosen(o.replay[at])) return false;
-  } else if (r->tick_left <= 0 || r->rng() % 32 != 0) {
+  } else if (left <= 0 || r->rng() % odds != 0) {
     return false;
   } else {
-    --r->tick_left;
+    --left;
   }
   choices[at] += kSignalChoice;
-  if (r->step_trace < r->schedule.trace.size()) r->schedule.trace[r->step_trace].tick = true;
+  if (r->step_trace < r->schedule.trace.size()) {
+    Step& s = r->schedule.trace[r->step_trace];
+    if (kind == StepEvent::kTick)
+      s.tick = true;
+    else
+      s.jump_ns = o.time_jump_ns;
+  }
   return true;
+}
+
+}  // namespace
+
+bool tick() {
+  Run* r = tl_run;
+  return r && step_event(r, StepEvent::kTick, r->tick_left, 32);
+}
+
+std::uint64_t read_clock() {
+  Run* r = tl_run;
+  if (!r) return now_ns();
+  if (step_event(r, StepEvent::kJump, r->jump_left, 16)) {
+    std::lock_guard lock(r->mutex);  // now() is read under it by the scheduler
+    r->skipped_ns += r->options.time_jump_ns;
+  }
+  return now_ns();
 }
 
 void spin(const char* what) {

@@ -81,6 +81,18 @@ struct Options {
   // schedule, one time in 32 at a check (tick()). The spinner then gives
   // up while the owner still runs, as it does when a kernel's tick comes.
   int ticks = 2;
+  // Time jumps: at a read of the clock a lock's logic makes (the
+  // kernel-compat layer's jiffies, sched_clock(), local_clock(),
+  // ktime_get_ns(): read_clock()), random, pct and bounded schedules may
+  // choose that time_jump_ns passed just before it: up to time_jumps a
+  // schedule, one time in 16 at a read. Code that waits for time (rwsem.c
+  // sets HANDOFF only after RWSEM_WAIT_TIMEOUT, 4 jiffies, of waiting) gets
+  // there, which steps of a microsecond never do. The clock stays one for
+  // every thread and monotonic; timed sleepers whose deadline the jump
+  // passed wake as timed out. 0 by default: an explore run opts in
+  // (--time-jumps; rwstress kernel --explore does in some shapes).
+  int time_jumps = 0;
+  std::uint64_t time_jump_ns = 20'000'000;
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
   // Every runnable thread spinning, this many steps in a row with no write
   // by anyone (a spinner's own loads do not count): a livelock, said early.
@@ -90,7 +102,8 @@ struct Options {
   // steps, and a timed wait whose deadline passes is woken as timed out.
   std::uint64_t step_ns = 1000;
   // The choice at each step: the thread, plus kSignalChoice where a signal
-  // arrived at its check or a tick at its need_resched() check, plus kReadChoice times the older value its load
+  // arrived at its check, a tick at its need_resched() check or time
+  // jumped at its clock read, plus kReadChoice times the older value its load
   // read (or once, a store placed early); empty: the strategy's.
   std::vector<int> replay;
   // --memory c11 or tso: the run keeps a memory model
@@ -107,8 +120,8 @@ struct Options {
 };
 
 // A choice that also delivered a signal at the chosen thread's check (at a
-// signal check), or a tick at its step's first need_resched() check (a
-// step is never both).
+// signal check), or a tick at its step's first need_resched() check, or a
+// time jump at its clock read (one event a step: its first offer).
 inline constexpr int kSignalChoice = 64;
 // A choice whose step's load read the k-th older value: + k * kReadChoice.
 inline constexpr int kReadChoice = 128;
@@ -138,6 +151,7 @@ struct Step {
   bool early = false;  // a store placed before the latest one (memory kept `before`)
   int early_of = -1;   // that latest store's thread (which may have made it with a plain C store)
   bool tick = false;   // a tick came at the step's need_resched() check (tick())
+  std::uint64_t jump_ns = 0;  // time jumped by at the step's clock read (read_clock())
 };
 
 // At one decision: the threads the strategy could pick (bit per thread),
@@ -161,6 +175,9 @@ struct Decision {
   std::uint64_t sleeping = 0;  // blocked with no deadline
   std::uint64_t timed = 0;     // blocked in a timed wait: its timeout may expire here
   bool tick = false;
+  // The step met a clock read where time could jump instead (the first
+  // offer of the step claims it: never both).
+  bool jump = false;
 };
 
 // An object a thread of the run owns, named for traces (a word in it is
@@ -269,6 +286,13 @@ bool signal_check(const char* what);
 // the step's choice, kSignalChoice). Decided once a step, by its first
 // check; never at a signal check's step. Not a scheduling point.
 bool tick();
+// A read of the clock by a lock's logic (the kernel-compat layer's
+// jiffies, sched_clock()): the run's clock, after the scheduler chose
+// whether Options::time_jump_ns passed just before it (Options::time_jumps;
+// replayed from the step's choice, kSignalChoice). Decided once a step,
+// by its first offer, as tick() is. Not a scheduling point. Outside a
+// controlled run: the steady clock.
+std::uint64_t read_clock();
 // One busy-wait turn: the spinner runs again only when nobody else can.
 void spin(const char* what);
 // An atomic access about to happen on `word`: the step is recorded; the

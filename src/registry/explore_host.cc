@@ -103,10 +103,12 @@ void plain_load(unsigned long word, unsigned size) {
 // The same judge as the in-tree locks' SpinBound, on the run's clock.
 void spin_judge(rwstress_spin_bound* b) { judge_spin_turn(*b, ctl::now_ns()); }
 
+unsigned long long clock_read() { return ctl::read_clock(); }
+
 const rwstress_explore_host kHost = {
     RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, host_futex_wait,
     host_futex_wake, now_ns, op_end, signal_check, model, model_load, plain_store, plain_load,
-    spin_judge,
+    spin_judge, clock_read,
 };
 
 }  // namespace

@@ -201,8 +201,18 @@ static inline long __rwsk_futex(int *word, int op, int val, const struct timespe
   return syscall(SYS_futex, word, op | 128 /* FUTEX_PRIVATE_FLAG */, val, timeout, NULL, 0);
 }
 
+/* A read of the clock by the lock's logic (jiffies, sched_clock()): under
+ * explore --time-jumps the scheduler may choose that time jumps just
+ * before it (rwsem.c's HANDOFF after RWSEM_WAIT_TIMEOUT is reached so). */
+static inline u64 __rwsk_clock_read_ns(void) {
+#ifdef RWSTRESS_KERNEL_EXPLORE
+  if (rwstress_explore_active() && rwstress_explore_host_->abi >= 6)
+    return rwstress_explore_host_->clock_read();
+#endif
+  return __rwsk_now_ns();
+}
 static inline unsigned long __rwsk_jiffies(void) {
-  return (unsigned long)(__rwsk_now_ns() / (1000000000UL / HZ));
+  return (unsigned long)(__rwsk_clock_read_ns() / (1000000000UL / HZ));
 }
 #define jiffies __rwsk_jiffies()
 #define msecs_to_jiffies(m) ((unsigned long)(m) * HZ / 1000)
@@ -291,9 +301,9 @@ static inline bool owner_on_cpu(struct task_struct *owner) {
 }
 #include <linux/rcupdate.h>
 
-#define local_clock() __rwsk_now_ns()
-#define sched_clock() __rwsk_now_ns()
-#define ktime_get_ns() __rwsk_now_ns()
+#define local_clock() __rwsk_clock_read_ns()
+#define sched_clock() __rwsk_clock_read_ns()
+#define ktime_get_ns() __rwsk_clock_read_ns()
 static inline void ndelay(unsigned long ns) {
   const u64 end = __rwsk_now_ns() + ns;
   while (__rwsk_now_ns() < end) cpu_relax();
