@@ -297,6 +297,7 @@ BOOST_AUTO_TEST_CASE(explore_time_jumps_reach_code_that_waits_for_time) {
                                        strategy);
     BOOST_TEST(jumps.exit_code == 1, strategy << ": " << jumps.out << jumps.err);
     BOOST_TEST(jumps.out.find("(time jumps: +20ms, jiffies +20)") != npos, jumps.out);
+    BOOST_TEST(jumps.out.find(":sc+jumps:") != npos, jumps.out);  // the code says time could jump
     BOOST_TEST(jumps.out.find("replayed 10 times: 10 the same step for step") != npos, jumps.out);
     const std::string mark = "  replay: rwstress ";
     const std::size_t at = jumps.out.find(mark);

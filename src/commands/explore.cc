@@ -697,7 +697,10 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
   }
   // The code's settings are what its schedule means: replayed under
   // others, a FAIL under the model would pass, step for step.
-  if (const ReplaySettings given = replay_settings(cfg.explore); !(given == found)) {
+  // (Time jumps are the code's alone: --time-jumps is a search's budget,
+  // refused with --replay; the replay lets time jump where the code did.)
+  if (const ReplaySettings given = {cfg.explore.memory, cfg.explore.signals, found.jumps};
+      !(given == found)) {
     std::vector<std::string> differ;
     if (given.memory != found.memory)
       differ.push_back(found.memory == ExploreMemory::kSc
@@ -719,6 +722,7 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
   ctl::Options o = base_options(cfg);
   o.strategy = ctl::Strategy::kFirst;
   o.replay = choices;
+  o.time_jumps = found.jumps ? 1 : 0;  // (a replay takes the jumps its choices record)
   crash::g_schedule.store(1, std::memory_order_relaxed);
   ExploredSchedule e = entry.explore(shape, o);
   out.print(fmt::format("rwstress explore: replaying a schedule of {} recorded choices on {} ({})",
@@ -781,10 +785,13 @@ std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* 
   return "";
 }
 
-ReplaySettings replay_settings(const RunConfig::Explore& x) { return {x.memory, x.signals}; }
+ReplaySettings replay_settings(const RunConfig::Explore& x) {
+  return {x.memory, x.signals, x.time_jumps > 0};
+}
 
 std::string replay_settings_text(const ReplaySettings& s) {
-  return std::string(memory_name(s.memory)) + (s.signals ? "+signals" : "");
+  return std::string(memory_name(s.memory)) + (s.signals ? "+signals" : "") +
+         (s.jumps ? "+jumps" : "");
 }
 
 std::string encode_replay(std::uint64_t digest, const ReplaySettings& settings,
@@ -816,8 +823,12 @@ std::string decode_replay(const std::string& code, std::uint64_t* digest,
   bool known = false;
   for (ExploreMemory m : {ExploreMemory::kSc, ExploreMemory::kC11, ExploreMemory::kTso})
     for (bool sig : {false, true})
-      if (text == replay_settings_text({m, sig})) *settings = {m, sig}, known = true;
-  if (!known) return want + " (SETTINGS: sc, c11 or tso, +signals where signals were on)";
+      for (bool jumps : {false, true})
+        if (text == replay_settings_text({m, sig, jumps}))
+          *settings = {m, sig, jumps}, known = true;
+  if (!known)
+    return want + " (SETTINGS: sc, c11 or tso, +signals where signals were on, +jumps where "
+                  "time could jump)";
   choices->clear();
   std::stringstream tokens(code.substr(second + 1));
   for (std::string tok; std::getline(tokens, tok, '.');) {

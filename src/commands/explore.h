@@ -39,13 +39,17 @@ std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* 
 // signal checks deliver fatal signals. The budgets (--stale-reads,
 // --ticks, --spurious-wakes) bound what a search may choose; a replay takes
 // exactly the events its choices record, so they are not part of it.
+// Whether time could jump at its clock reads (--time-jumps) is part of it
+// too: where it could not, a clock read does not claim its step's event,
+// and a tick later in that step may come.
 struct ReplaySettings {
   ExploreMemory memory = ExploreMemory::kSc;
   bool signals = false;
+  bool jumps = false;
   bool operator==(const ReplaySettings&) const = default;
 };
 ReplaySettings replay_settings(const RunConfig::Explore& x);
-std::string replay_settings_text(const ReplaySettings& s);  // "sc", "c11+signals"
+std::string replay_settings_text(const ReplaySettings& s);  // "sc", "c11+signals+jumps"
 
 // A schedule's choices as the replay code "DIGEST:SETTINGS:T[xN].T[xN]..."
 // (the trace digest, the settings, the thread of each step run-length

@@ -582,6 +582,9 @@ bool tick() {
 std::uint64_t read_clock() {
   Run* r = tl_run;
   if (!r) return now_ns();
+  // Without jumps a clock read offers nothing, and leaves its step's event
+  // to a tick (the schedules are the ones made before time could jump).
+  if (r->options.time_jumps <= 0) return now_ns();
   if (step_event(r, StepEvent::kJump, r->jump_left, 16)) {
     std::lock_guard lock(r->mutex);  // now() is read under it by the scheduler
     r->skipped_ns += r->options.time_jump_ns;

@@ -90,7 +90,9 @@ struct Options {
   // there, which steps of a microsecond never do. The clock stays one for
   // every thread and monotonic; timed sleepers whose deadline the jump
   // passed wake as timed out. 0 by default: an explore run opts in
-  // (--time-jumps; rwstress kernel --explore does in some shapes).
+  // (--time-jumps; rwstress kernel --explore does in some shapes); at 0 a
+  // clock read offers nothing. A replay or the exhaustive search's
+  // extension (kFirst) needs it above 0 for the jumps its choices take.
   int time_jumps = 0;
   std::uint64_t time_jump_ns = 20'000'000;
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
