@@ -759,6 +759,40 @@ BOOST_AUTO_TEST_CASE(exhaustive_search_branches_on_spurious_wake_ups_and_ticks_w
              {"--ticks", "1"}, "at most 1 preemption and 1 tick at need_resched() checks (");
 }
 
+// Time jumps at the in-tree locks' clock reads (lock_clock_now):
+// linux-rwsem sets HANDOFF only after 4 ms of waiting, 4,000 steps, which
+// no schedule reaches; busted-rwsem-handoff-kept (its writer takes the
+// lock without clearing HANDOFF) passes without jumps and fails with them,
+// the jump in its trace; linux-rwsem and kernel-sem pass with jumps; a
+// lock that reads no clock refuses the option.
+BOOST_AUTO_TEST_CASE(time_jumps_reach_the_in_tree_handoff) {
+  const std::vector<std::string> kept = {"explore", "--lock", "busted-rwsem-handoff-kept",
+                                         "--readers", "1", "--writers", "2", "--schedules", "600"};
+  std::vector<std::string> lines;
+  BOOST_TEST(explore_cli(kept, &lines) == 0);
+  lines.clear();
+  const int rc = explore_cli(plus(kept, {"--time-jumps", "2"}), &lines);
+  BOOST_TEST((rc == 1 || rc == 3), rc);
+  BOOST_TEST(has_line(lines, "(time jumps: +20ms, jiffies +20)"));
+  BOOST_TEST(has_line(lines, ":sc+jumps:"));
+  for (const char* strategy : {"pct:depth=3", "random"})
+    for (auto [r, w] : {std::pair{1, 2}, std::pair{2, 2}}) {
+      lines.clear();
+      BOOST_TEST(explore_cli({"explore", "--lock", "linux-rwsem", "--readers", std::to_string(r),
+                              "--writers", std::to_string(w), "--time-jumps", "2", "--strategy",
+                              strategy, "--schedules", "400"},
+                             &lines) == 0,
+                 strategy << " " << r << "R+" << w << "W");
+    }
+  lines.clear();
+  BOOST_TEST(explore_cli({"explore", "--lock", "kernel-sem", "--threads", "3", "--count", "1",
+                          "--time-jumps", "2", "--time-jump", "2s", "--schedules", "400"},
+                         &lines) == 0);
+  const CliOutcome refused = parse({"explore", "--lock", "ticket", "--time-jumps", "1"});
+  BOOST_TEST(refused.exit_code == 2);
+  BOOST_TEST(refused.output.find("reads no clock") != std::string::npos, refused.output);
+}
+
 // Preference, judged at every admission: the busted zoo's writer-preference
 // rwlock whose readers pass waiting writers admits a reader while a writer
 // waits (FAIL preference, with both named), in the default search and at

@@ -541,8 +541,9 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "the owner runs; default 2; exhaustive: 0, and every one offered is searched)")
       ->check(CLI::Range(0, 1000));
   explore->add_option("--time-jumps", cfg.explore.time_jumps,
-                      "kernel-compat layer plugins: times a schedule may let --time-jump pass at "
-                      "a clock read of the lock's (jiffies, sched_clock()), each a choice: code "
+                      "kernel-compat layer plugins, linux-rwsem, kernel-sem: times a schedule may "
+                      "let --time-jump pass at a clock read of the lock's (jiffies, "
+                      "sched_clock(), its hand-off's wait), each a choice: code "
                       "that waits for time (rwsem.c's HANDOFF after 4 jiffies) gets there "
                       "(default 0; exhaustive: every one offered is searched, N at most)")
       ->check(CLI::Range(0, 1000));
@@ -765,9 +766,10 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
       return fmt::format("explore --expiries {}: {} has no timed wait (in-tree, the semaphores "
                          "with down_timeout have one), so no timeout could expire",
                          x.expiries, m->name);
-    if (x.time_jumps > 0)
-      return fmt::format("explore --time-jumps {}: {} reads no clock a jump could change (the "
-                         "kernel's own files do: jiffies, sched_clock(); rwstress kernel)",
+    if (x.time_jumps > 0 && !m->caps.reads_clock)
+      return fmt::format("explore --time-jumps {}: {} reads no clock a jump could change "
+                         "(in-tree, linux-rwsem and kernel-sem do; so do the kernel's own "
+                         "files: jiffies, sched_clock())",
                          x.time_jumps, m->name);
     if (x.ticks > 0 && !m->caps.resched_checks)
       return fmt::format("explore --ticks {}: {}'s spinners never ask need_resched() (in-tree, "

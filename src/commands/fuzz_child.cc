@@ -67,9 +67,11 @@ void parse_trial_output(const std::string& text, TrialOutcome& o) {
       if (o.first.size() < 3) o.first.push_back(line.substr(line.find_first_not_of(" -")));
       continue;
     }
-    // A STARVED run's "  ~ starved thread 2 (reader): ..." and a HANG's
+    // A STARVED run's "  ! starved thread 2 (reader): ..." and a HANG's
     // "  !   thread 3 (writer): ..." say what happened when no violation does.
-    if (line.rfind("  ~ starved ", 0) == 0 || (line.rfind("  !   ", 0) == 0 && line[6] != '[')) {
+    // ("  ~ starved ..." is reported, not judged: a PASS may have it, and a
+    // PASS trial's record has nothing here.)
+    if (line.rfind("  ! starved ", 0) == 0 || (line.rfind("  !   ", 0) == 0 && line[6] != '[')) {
       if (o.first.size() < 3) o.first.push_back(line.substr(4));
       continue;
     }

@@ -52,6 +52,9 @@ const BustedCase kCases[] = {
     // Its writers spin on readers past their deadline: the spin-bound
     // judge's FAIL, in a timed run as in explore.
     {"busted-rwsem-endless-rspin", Verdict::kFail, false, 3, 2},
+    // Its HANDOFF, set after 4 ms of waiting, is never cleared: every later
+    // acquisition stays out (explore reaches it only with --time-jumps).
+    {"busted-rwsem-handoff-kept", Verdict::kHang, false, 4, 2},
     // Preference: its spinning writer waits in the lock (it raised the
     // waiting-writer count before its first turn) while readers pass it.
     {"busted-wpref-readers-pass", Verdict::kFail, false, 2, 1},

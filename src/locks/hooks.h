@@ -76,9 +76,19 @@ inline constexpr bool kRecordsOps = kControlled<Hooks> || requires { Hooks::kRec
 
 // The clock and the CPU a lock reads, through the same seam: the run's
 // step clock and the thread's index under control (controlled.h), the
-// steady clock and sched_getcpu() otherwise.
+// steady clock and sched_getcpu() otherwise. A read by the lock's logic
+// (lock_clock_now) is where explore --time-jumps may let time jump
+// (controlled::read_clock()); the harness's own look (lock_clock_peek: the
+// spin-bound judge) is not.
 template <class Hooks>
 inline std::chrono::steady_clock::time_point lock_clock_now() noexcept {
+  if constexpr (kControlled<Hooks>)
+    return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(controlled::read_clock()));
+  else
+    return std::chrono::steady_clock::now();
+}
+template <class Hooks>
+inline std::chrono::steady_clock::time_point lock_clock_peek() noexcept {
   if constexpr (kControlled<Hooks>)
     return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(controlled::now_ns()));
   else

@@ -57,7 +57,7 @@ class SpinBound {
 
   // One busy-wait turn, judged against the bound stated.
   void turn() noexcept {
-    if (state_.kind != RWSTRESS_SPIN_BOUND_NONE) judge_spin_turn(state_, ns(lock_clock_now<Hooks>()));
+    if (state_.kind != RWSTRESS_SPIN_BOUND_NONE) judge_spin_turn(state_, ns(lock_clock_peek<Hooks>()));
     Hooks::at(HookPoint::kSpinIteration);
     cpu_relax();
   }

@@ -194,6 +194,13 @@ concept SpinningLock = requires { L::kSpins; };
 template <class L>
 concept AsksNeedResched = requires { L::kAsksNeedResched; };
 
+// A lock whose logic reads its clock (lock_clock_now: a hand-off after so
+// long a wait, a spin's deadline, a timed wait's): under explore a time
+// jump there is a choice (--time-jumps). Declared by the lock:
+// `static constexpr bool kReadsClock = true;`.
+template <class L>
+concept ReadsClock = requires { L::kReadsClock; };
+
 // The idle check of the lock contract (docs/checkers.md, `not-idle`): once
 // every thread has left, every field of the lock is back at rest -- its
 // word, its wait list, its spinner queue, its hand-off bit -- or the lock
@@ -228,6 +235,7 @@ struct Capabilities {
   bool tuned = false;    // built from a LockTuning: reads the knobs (locks/lock_tuning.h)
   bool killable = false;  // some acquisitions are killable (plugin RWSTRESS_LOCK_KILLABLE)
   bool resched_checks = false;  // its spinners ask need_resched() (explore --ticks)
+  bool reads_clock = false;     // its logic reads its clock (explore --time-jumps)
 
   bool any_trylock() const { return read_trylock || write_trylock || trylock; }
   std::string describe() const;  // "read-trylock,write-trylock,downgrade" or "-"
@@ -237,7 +245,8 @@ template <class L>
 constexpr Capabilities capabilities_of() {
   return Capabilities{HasReadTrylock<L>, HasWriteTrylock<L>, HasDowngrade<L>,
                       HasTrylock<L> || HasSemTrylock<L>, HasDownTimeout<L>, SpinningLock<L>,
-                      std::is_constructible_v<L, const LockTuning&>, false, AsksNeedResched<L>};
+                      std::is_constructible_v<L, const LockTuning&>, false, AsksNeedResched<L>,
+                      ReadsClock<L>};
 }
 
 struct LockMeta {

@@ -168,6 +168,10 @@ constexpr LockEntry kLocks[] = {
                                  "phase-fair PF-T whose writer waits for the readers to leave "
                                  "before it tells them it waits: reader-preference in fact",
                                  true),
+    rwlock<BustedRwsemHandoffKept<>>("busted-rwsem-handoff-kept", Fairness::kHandoff,
+                                     "linux-rwsem whose writer takes the lock without clearing "
+                                     "HANDOFF: set after 4 ms of waiting, it keeps everyone out",
+                                     true),
     rwlock<BustedRwsemOsqLeak<>>("busted-rwsem-osq-leak", Fairness::kHandoff,
                                  "linux-rwsem whose winning optimistic spinner never leaves the "
                                  "OSQ: safe and live, not idle",

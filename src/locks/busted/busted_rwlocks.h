@@ -214,6 +214,17 @@ using BustedRwsemOsqLeak = LinuxRwsem<Hooks, LinuxRwsemBug::kLeakOsq>;
 template <class Hooks = NoHooks>
 using BustedRwsemEndlessRspin = LinuxRwsem<Hooks, LinuxRwsemBug::kEndlessReaderSpin>;
 
+// busted-rwsem-handoff-kept: linux-rwsem whose writer, taking the lock in
+// try_write_lock(), does not clear HANDOFF (the kernel's
+// rwsem_try_write_lock() clears it with the same cmpxchg). HANDOFF is set
+// only after a waiter waited handoff_after_us (4 ms, RWSEM_WAIT_TIMEOUT):
+// timed runs get there, and the bit left behind with nobody to hand to
+// keeps every later acquisition out (a HANG); under explore, whose steps
+// are a microsecond, only a time jump at the lock's clock read gets there
+// (explore --time-jumps).
+template <class Hooks = NoHooks>
+using BustedRwsemHandoffKept = LinuxRwsem<Hooks, LinuxRwsemBug::kKeepsHandoff>;
+
 // busted-wpref-readers-pass: the writer-preference rwlock whose readers
 // look only at a writer holding, not at writers waiting: it admits a
 // reader while a writer waits, which writer-preference forbids, and

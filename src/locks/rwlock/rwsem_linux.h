@@ -63,6 +63,7 @@ enum class LinuxRwsemBug : unsigned char {
   kBrokenSteal,        // busted-rwsem-handoff
   kLeakOsq,            // busted-rwsem-osq-leak
   kEndlessReaderSpin,  // busted-rwsem-endless-rspin
+  kKeepsHandoff,       // busted-rwsem-handoff-kept
 };
 
 template <class Hooks = NoHooks, LinuxRwsemBug kBug = LinuxRwsemBug::kNone>
@@ -79,6 +80,7 @@ class LinuxRwsem {
   static constexpr long kReadFailedMask = kWriterLocked | kWaiters | kHandoff;
   static constexpr int kMaxReadersWakeup = 256;
   static constexpr bool kAsksNeedResched = true;  // its spinners, as the kernel's (explore --ticks)
+  static constexpr bool kReadsClock = true;  // the hand-off's wait, the reader spin's deadline
 
   LinuxRwsem() = default;
   explicit LinuxRwsem(const LockTuning& t) : tuning_(t) {}
@@ -291,7 +293,8 @@ class LinuxRwsem {
           return false;
         next |= kHandoff;
       } else {
-        next = (next | kWriterLocked) & ~kHandoff;
+        next |= kWriterLocked;
+        if constexpr (kBug != LinuxRwsemBug::kKeepsHandoff) next &= ~kHandoff;
         if (first == &w && !list_.next_of(&w)) next &= ~kWaiters;
       }
     } while (!count_.compare_exchange_weak(c, next, std::memory_order_acquire,

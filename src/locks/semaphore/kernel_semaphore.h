@@ -23,6 +23,7 @@ class KernelSemaphore {
  public:
   template <class H>
   using WithHooks = KernelSemaphore<H, kLateGrantLost>;  // the same lock over other hooks
+  static constexpr bool kReadsClock = true;  // down_timeout's deadline (explore --time-jumps)
   explicit KernelSemaphore(int count) noexcept : count_(count) {}
 
   void down() noexcept {
