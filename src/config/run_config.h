@@ -136,7 +136,8 @@ struct RunConfig {
     int tick_budget() const { return ticks >= 0 ? ticks : exhaustive ? 0 : 2; }
     int expiry_budget() const { return expiries >= 0 ? expiries : exhaustive ? 0 : 2; }
     // --time-jumps: time jumps a schedule may make at the lock's clock
-    // reads (the kernel-compat layer's jiffies, sched_clock()), each a
+    // reads (the kernel-compat layer's jiffies, sched_clock(); an in-tree
+    // lock's lock_clock_now()), each a
     // choice, --time-jump each (controlled.h Options::time_jumps); 0: none
     // (exhaustive: with N > 0, every one offered is searched, N along a
     // schedule at most).

@@ -438,13 +438,6 @@ bool asleep(int i) {
   return r->state[std::size_t(i)] == State::kBlocked;
 }
 
-bool spinning(int i) {
-  Run* r = tl_run;
-  if (!r || i < 0 || i >= r->n) return false;
-  std::lock_guard lock(r->mutex);
-  return r->state[std::size_t(i)] == State::kRunnable && r->spinning[std::size_t(i)];
-}
-
 bool spinning_in_place(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return false;

@@ -83,7 +83,7 @@ struct Options {
   int ticks = 2;
   // Time jumps: at a read of the clock a lock's logic makes (the
   // kernel-compat layer's jiffies, sched_clock(), local_clock(),
-  // ktime_get_ns(): read_clock()), random, pct and bounded schedules may
+  // ktime_get_ns(); an in-tree lock's lock_clock_now(): read_clock()), random, pct and bounded schedules may
   // choose that time_jump_ns passed just before it: up to time_jumps a
   // schedule, one time in 16 at a read. Code that waits for time (rwsem.c
   // sets HANDOFF only after RWSEM_WAIT_TIMEOUT, 4 jiffies, of waiting) gets
@@ -246,11 +246,10 @@ std::uint64_t run_id();
 // Whether thread `i` of the caller's controlled run is asleep (blocked on
 // a word), or has returned from its body; false outside one.
 bool asleep(int i);
-// Whether thread `i` stopped at a spin point (a busy-wait turn) last.
-bool spinning(int i);
-// ... and that turn was not one the lock took before its waiter had taken
-// its place in the lock's order (spin_unplaced(): a writer's spin for its
-// turn among writers, before it tells the readers it waits).
+// Whether thread `i` stopped at a spin point (a busy-wait turn) last, and
+// that turn was not one the lock took before its waiter had taken its
+// place in the lock's order (spin_unplaced(): a writer's spin for its turn
+// among writers, before it tells the readers it waits).
 bool spinning_in_place(int i);
 // The calling thread's next spin turn comes before its place is taken.
 void spin_unplaced();
@@ -289,7 +288,7 @@ bool signal_check(const char* what);
 // check; never at a signal check's step. Not a scheduling point.
 bool tick();
 // A read of the clock by a lock's logic (the kernel-compat layer's
-// jiffies, sched_clock()): the run's clock, after the scheduler chose
+// jiffies, sched_clock(); an in-tree lock's lock_clock_now()): the run's clock, after the scheduler chose
 // whether Options::time_jump_ns passed just before it (Options::time_jumps;
 // replayed from the step's choice, kSignalChoice). Decided once a step,
 // by its first offer, as tick() is. Not a scheduling point. Outside a
