@@ -663,6 +663,60 @@ std::size_t lines_in(const std::string& s) { return std::size_t(std::count(s.beg
 
 }  // namespace
 
+// explore --time stops a search and says how far it got; --outcome
+// writes the result as JSON (rwstress kernel --explore reads it): a
+// sampling search cut by the time, an exhaustive one that completes, an
+// exhaustive one cut with the bound it finished, a failure with its
+// replay; an --outcome that cannot be written is refused before the run.
+BOOST_AUTO_TEST_CASE(explore_time_and_outcome_say_how_far_a_search_got) {
+  char dir_template[] = "/tmp/rwstress_outcome_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string file = dir + "/o.json";
+  test::ProcessResult cut = test::run_rwstress(
+      "explore --lock ticket --threads 3 --strategy random --schedules 100000000 --time 300ms "
+      "--outcome " + file);
+  BOOST_TEST(cut.exit_code == 0, cut.out << cut.err);
+  BOOST_TEST(cut.out.find("stopped: --time (300ms) ran out") != std::string::npos, cut.out);
+  nlohmann::json doc = nlohmann::json::parse(test::slurp(file));
+  BOOST_TEST(doc["runs"][0]["verdict"].get<std::string>() == "PASS");
+  BOOST_TEST(doc["runs"][0]["out_of_time"].get<bool>());
+  BOOST_TEST(doc["runs"][0]["schedules"].get<std::uint64_t>() > 10u);
+  test::ProcessResult whole = test::run_rwstress(
+      "explore --lock ticket --threads 2 --strategy exhaustive:preemptions=2 --outcome " + file);
+  BOOST_TEST(whole.exit_code == 0, whole.out << whole.err);
+  doc = nlohmann::json::parse(test::slurp(file));
+  BOOST_TEST(doc["runs"][0]["complete"].get<bool>());
+  BOOST_TEST(doc["runs"][0]["bound_done"].get<int>() == 2);
+  BOOST_TEST(!doc["runs"][0]["out_of_time"].get<bool>());
+  test::ProcessResult part = test::run_rwstress(
+      "explore --lock ticket --threads 3 --ops 3 --strategy exhaustive:preemptions=4 "
+      "--schedules 100000000 --time 500ms --outcome " + file);
+  BOOST_TEST(part.exit_code == 0, part.out << part.err);
+  BOOST_TEST(part.out.find("not complete: --time (500ms) ran out before the bound did") !=
+                 std::string::npos, part.out);
+  doc = nlohmann::json::parse(test::slurp(file));
+  BOOST_TEST(!doc["runs"][0]["complete"].get<bool>());
+  BOOST_TEST(doc["runs"][0]["bound_done"].get<int>() >= 0);
+  BOOST_TEST(doc["runs"][0]["bound_done"].get<int>() < 4);
+  test::ProcessResult found = test::run_rwstress(
+      "explore --lock busted-racy-tas --threads 2 --outcome " + file);
+  BOOST_TEST(found.exit_code == 1, found.out << found.err);
+  doc = nlohmann::json::parse(test::slurp(file));
+  BOOST_TEST(doc["exit_code"].get<int>() == 1);
+  BOOST_TEST(doc["runs"][0]["verdict"].get<std::string>() == "FAIL");
+  BOOST_TEST(doc["runs"][0]["replay"].get<std::string>().find("--replay ") != std::string::npos);
+  test::ProcessResult bad = test::run_rwstress("explore --lock ticket --threads 2 --outcome " + dir +
+                                               "/no/such/dir/o.json");
+  BOOST_TEST(bad.exit_code == 2, bad.out << bad.err);
+  BOOST_TEST(std::count(bad.err.begin(), bad.err.end(), '\n') == 1, bad.err);
+  BOOST_TEST(bad.err.find("explore --outcome") != std::string::npos, bad.err);
+  test::ProcessResult time = test::run_rwstress("explore --lock ticket --threads 2 --time soon");
+  BOOST_TEST(time.exit_code == 2, time.out << time.err);
+  BOOST_TEST(time.err.find("explore --time") != std::string::npos, time.err);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
 // rwstress kernel takes a patch as untrusted input: every path it names
 // (both sides, renames, copies, -p1 applied) must be a regular file under
 // kernel/locking/, checked before anything is applied (one line, exit 2,
@@ -722,6 +776,19 @@ BOOST_AUTO_TEST_CASE(kernel_refuses_patches_outside_kernel_locking_and_patches_t
                                          "A counting semaphore, patched\n"));
   BOOST_TEST(good.exit_code == 0, good.out << good.err);
   BOOST_TEST(good.out.find("patched with") != std::string::npos, good.out);
+  // Under the row, what explore searched: the portfolio's table.
+  BOOST_TEST(good.out.find("9 searches, 5 schedules each, no failure:") != std::string::npos, good.out);
+  BOOST_TEST(good.out.find("3T count 1 pct:depth=3 c11") != std::string::npos, good.out);
+  BOOST_TEST(good.out.find("2T count 1 exhaustive:preemptions=3 c11 stale 1") != std::string::npos,
+             good.out);
+  // Without --files, a patch runs the groups that build what it changes
+  // (the fake tree has semaphore.c alone: any other group would not build).
+  test::ProcessResult only = test::run_rwstress(
+      "kernel --source " + k.tree + " --explore --no-validate --explore-schedules 5 --cache " +
+      k.cache + " --patch " + k.dir + "/good.patch");
+  BOOST_TEST(only.exit_code == 0, only.out << only.err);
+  BOOST_TEST(only.out.find("rwstress kernel: files semaphore: the groups that build what the "
+                           "patches change") != std::string::npos, only.out);
   // A git rename and a copy within kernel/locking/ pass the check.
   BOOST_TEST(check_patch_text("diff --git a/kernel/locking/a.c b/kernel/locking/b.c\nsimilarity "
                               "index 100%\nrename from kernel/locking/a.c\nrename to "
@@ -804,6 +871,13 @@ BOOST_AUTO_TEST_CASE(kernel_treats_its_cache_as_untrusted_and_ends_on_a_signal) 
 // said before anything is fetched or printed.
 BOOST_AUTO_TEST_CASE(kernel_options_that_change_nothing_are_refused) {
   FakeKernelTree k;
+  for (const char* both : {"--explore --explore-time 10s --explore-schedules 5",
+                           "--explore-time 10s", "--explore --explore-time soon"}) {
+    test::ProcessResult r = test::run_rwstress("kernel --source " + k.tree + " --files semaphore " +
+                                               both);
+    BOOST_TEST(r.exit_code == 2, both << ": " << r.out << r.err);
+    BOOST_TEST(r.err.find("kernel --explore-") != std::string::npos, both << ": " << r.err);
+  }
   test::ProcessResult config = test::run_rwstress("kernel --source " + k.tree +
                                                   " --files semaphore --config RWSEM_SPIN_ON_OWNER=n");
   BOOST_TEST(config.exit_code == 2);

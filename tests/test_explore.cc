@@ -247,6 +247,41 @@ BOOST_AUTO_TEST_CASE(spinning_yields_the_turn_and_endless_spinning_is_a_livelock
   }
 }
 
+// A thread that waits in a loop of steps that are not spin turns (a
+// retry that writes: the scheduler cannot tell it waits) starves the one
+// it waits for under PCT's priorities. From Options::fair_from() on the
+// threads take turns, so the schedule ends; a loop nobody ends is still a
+// livelock at max_steps.
+BOOST_AUTO_TEST_CASE(the_tail_of_a_long_schedule_is_fair) {
+  auto go = std::make_shared<std::atomic<int>>(0);
+  int starved = 0;  // schedules that needed the fair tail
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    ctl::Options p;
+    p.seed = seed;
+    p.strategy = ctl::Strategy::kPct;
+    p.pct_depth = 1;  // no change point: the top thread keeps its priority
+    p.max_steps = 8000;
+    go->store(0);
+    ctl::Schedule s = ctl::run(2, p, [go](int i) {
+      if (i == 0) {
+        while (go->load() == 0) ctl::point("retrying");
+      } else {
+        ctl::point("about to set");
+        go->store(1);
+      }
+    });
+    BOOST_TEST((s.outcome == ctl::Outcome::kDone), "seed " << seed);
+    starved += s.trace.size() >= p.fair_from();
+  }
+  BOOST_TEST(starved > 0);  // (else the test shows nothing)
+  ctl::Options o;
+  o.max_steps = 4000;
+  ctl::Schedule stuck = ctl::run(2, o, [](int) {
+    for (;;) ctl::point("retrying forever");
+  });
+  BOOST_TEST((stuck.outcome == ctl::Outcome::kLivelock));
+}
+
 // A trace folds what repeats: a run of one step into a line with its
 // count, two spinners taking turns into their two steps and a count line;
 // a pair seen only twice is not folded.

@@ -318,6 +318,8 @@ struct RawOptions {
   CLI::App* fuzz = nullptr;
   CLI::App* fuzz_merge = nullptr;
   std::string kernel_time = "1m";
+  std::string kernel_explore_time = "3m";
+  std::string explore_time;
   std::vector<std::string> kernel_files, kernel_config;  // each repeatable, comma-separated
   bool kernel_no_validate = false;
   bool validate_no_explore = false;
@@ -492,8 +494,12 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   kernel->add_flag("--explore", cfg.kernel.explore,
                    "also build each file with -DRWSTRESS_KERNEL_EXPLORE and run rwstress explore on "
                    "each lock: PCT and a bounded exhaustive search at 2-3 threads (docs/explore.md)");
+  kernel->add_option("--explore-time", raw.kernel_explore_time,
+                     "with --explore: the time each lock's portfolio of searches (shapes, "
+                     "strategies, events, memory models) may take (default 3m)");
   kernel->add_option("--explore-schedules", cfg.kernel.explore_schedules,
-                     "with --explore: at most this many schedules per explore run (default 2000)")
+                     "with --explore, instead of --explore-time: run each search of the "
+                     "portfolio once, this many schedules (the same schedules every time)")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(100'000'000)));
   kernel->add_flag("--no-validate", raw.kernel_no_validate, "with --explore: explore only");
   kernel->add_option("--cache", cfg.kernel.cache_dir,
@@ -509,6 +515,12 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "random | pct[:depth=D] | exhaustive[:preemptions=C] (default pct:depth=3)");
   explore->add_option("--schedules", cfg.explore.schedules, "at most this many schedules (default 1000)")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40));
+  explore->add_option("--time", raw.explore_time,
+                      "and for at most this long: the search stops there and says how far it "
+                      "got (default: no limit)");
+  explore->add_option("--outcome", cfg.explore.outcome_path,
+                      "FILE: the search's result as one JSON object (verdict, schedules, "
+                      "complete, the preemption bound searched completely, replay), for scripts");
   explore->add_option("--ops", cfg.explore.ops, "operations per thread (default 2)")
       ->check(CLI::Range(1, 1000));
   explore->add_option("--replay", cfg.explore.replay,
@@ -784,6 +796,14 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
   auto jump = parse_duration(raw.explore_time_jump, &error, std::chrono::nanoseconds(1));
   if (!jump) return "explore --time-jump: " + error;
   x.time_jump_ns = std::uint64_t(jump->count());
+  if (!raw.explore_time.empty()) {
+    auto budget = parse_duration(raw.explore_time, &error, std::chrono::milliseconds(1));
+    if (!budget) return "explore --time: " + error;
+    x.time_ns = std::uint64_t(budget->count());
+  }
+  if (!x.outcome_path.empty())
+    if (std::string why = check_report_path(x.outcome_path); !why.empty())
+      return "explore --outcome: " + why;
   x.shrink = !raw.explore_no_shrink;
   if (app.count("--seed") == 0) cfg.seed = 0;  // the same command, the same schedules
   // A spinner's turns are steps here: spin a few before sleeping, unless told.
@@ -947,6 +967,14 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
       return usage_error("kernel --no-validate: with --explore only (else nothing would run)");
     if (raw.kernel->count("--explore-schedules") > 0 && !k.explore)
       return usage_error("kernel --explore-schedules: with --explore only");
+    if (raw.kernel->count("--explore-time") > 0 && !k.explore)
+      return usage_error("kernel --explore-time: with --explore only");
+    if (raw.kernel->count("--explore-time") > 0 && raw.kernel->count("--explore-schedules") > 0)
+      return usage_error("kernel --explore-time and --explore-schedules: give one (a budget of "
+                         "time, or a fixed number of schedules per search)");
+    auto et = parse_duration(raw.kernel_explore_time, &error, std::chrono::seconds(1));
+    if (!et) return usage_error("kernel --explore-time: " + error);
+    k.explore_time = *et;
     out.action = CliAction::kKernel;
     out.config = std::move(cfg);
     return out;

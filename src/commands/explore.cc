@@ -14,12 +14,14 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "platform/duration.h"
 #include "platform/interrupt.h"
 #include "platform/memory_model.h"
 #include "platform/splitmix.h"
 #include "registry/registry.h"
+#include "report/report.h"
 #include "run/explore_run.h"
 
 namespace rwstress {
@@ -249,6 +251,16 @@ struct Search {
   std::uint64_t found_at = 0;  // 1-based schedule number
   ExploredSchedule failure;
   std::uint64_t k = 0;  // PCT's step bound: the longest schedule seen
+  // --time: the search stops at `deadline` (and says so: `out_of_time`).
+  std::optional<Clock::time_point> deadline;
+  bool out_of_time = false;
+  int bound_done = -1;  // exhaustive: the largest bound whose every schedule ran
+  // Whether the search may go on: schedules left, no signal, time left.
+  bool go_on(const RunConfig& cfg) {
+    if (schedules >= cfg.explore.schedules || interrupt_signal() != 0) return false;
+    if (deadline && Clock::now() >= *deadline) out_of_time = true;
+    return !out_of_time;
+  }
   // Whether any schedule met a need_resched() check (a tick could come)
   // or a signal check: --ticks and --signals change nothing otherwise.
   bool met_tick_check = false;
@@ -360,7 +372,12 @@ ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape& shape,
     search.met_timed_wait |= d.timed != 0;
   }
   search.steps += e.schedule.trace.size();
-  search.k = std::max<std::uint64_t>(search.k, e.schedule.trace.size());
+  // PCT's k: the longest schedule seen, but for one that ran into the
+  // fair tail (a strategy's starved loop, or a livelock): its length says
+  // nothing of where the lock's steps are, and PCT's change points drawn
+  // over it would mostly fall past the end of every other schedule.
+  if (e.schedule.trace.size() < o.fair_from() || search.k == 0)
+    search.k = std::max<std::uint64_t>(search.k, e.schedule.trace.size());
   return e;
 }
 
@@ -379,7 +396,7 @@ void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
   ctl::Options o = base_options(cfg);
   o.strategy = ctl::Strategy::kFirst;
   if (note_failure(search, run_schedule(entry, shape, o, search))) return;
-  for (std::uint64_t i = 1; i < cfg.explore.schedules && interrupt_signal() == 0; ++i) {
+  for (std::uint64_t i = 1; search.go_on(cfg); ++i) {
     o = base_options(cfg);
     o.seed = schedule_seed(cfg.seed, i);
     o.strategy = cfg.explore.pct ? ctl::Strategy::kPct : ctl::Strategy::kRandom;
@@ -483,7 +500,7 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
     std::vector<int> prefix;
     search.at_bound = 0;
     for (;;) {
-      if (search.schedules >= cfg.explore.schedules || interrupt_signal() != 0) return;
+      if (!search.go_on(cfg)) return;
       ctl::Options o = options;
       o.strategy = ctl::Strategy::kFirst;
       o.replay = prefix;
@@ -578,6 +595,7 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
       }
       if (!next) break;  // this bound is exhausted
     }
+    search.bound_done = bound;
   }
   search.complete = true;
 }
@@ -620,6 +638,8 @@ void shrink(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& sh
 // The strategy's search: every schedule within the bound, or samples.
 void search_for(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
                 Search& search) {
+  if (cfg.explore.time_ns > 0)
+    search.deadline = Clock::now() + std::chrono::nanoseconds(cfg.explore.time_ns);
   if (cfg.explore.exhaustive)
     exhaust(cfg, entry, shape, search);
   else
@@ -851,21 +871,75 @@ std::string decode_replay(const std::string& code, std::uint64_t* digest,
   return "";  // no choices: the schedule a replay makes by itself
 }
 
+// Why a search that found nothing stopped before its end: "" for a
+// sampling search that ran its schedules, or "; not complete: ..." with
+// how far an exhaustive search got.
+std::string not_complete_text(const RunConfig& cfg, const Search& search) {
+  const std::string why = search.out_of_time
+                              ? fmt::format("--time ({}) ran out",
+                                            format_duration(std::chrono::nanoseconds(cfg.explore.time_ns)))
+                              : "--schedules ran out";
+  if (!cfg.explore.exhaustive) return search.out_of_time ? "; stopped: " + why : "";
+  return fmt::format("; not complete: {} before the bound did{}", why,
+                     search.bound_done >= 0
+                         ? fmt::format(" (every schedule within bound {} ran)", search.bound_done)
+                         : "");
+}
+
+// One lock's search as --outcome records it.
+nlohmann::json outcome_of(const RunConfig& cfg, const LockMeta& meta, const Search& search,
+                          Verdict verdict, double seconds, const std::string& replay) {
+  nlohmann::json j;
+  j["lock"] = std::string(meta.name);
+  j["verdict"] = verdict_name(verdict);
+  j["strategy"] = strategy_text(cfg.explore);
+  j["seed"] = cfg.seed;
+  j["schedules"] = search.schedules;
+  j["steps"] = search.steps;
+  j["seconds"] = seconds;
+  j["found_at"] = search.found ? search.found_at : 0;
+  j["complete"] = search.complete && !search.found;
+  // exhaustive: the largest bound every schedule of which ran (-1: none)
+  j["bound_done"] = search.bound_done;
+  j["out_of_time"] = search.out_of_time;
+  j["replay"] = replay;
+  return j;
+}
+
 int run_explore(const RunConfig& cfg, const Output& out) {
   Verdict worst = Verdict::kPass;
+  nlohmann::json runs = nlohmann::json::array();
+  // --outcome: written whatever ends the command (a verdict, a signal).
+  const auto done = [&](int code) {
+    if (cfg.explore.outcome_path.empty() || !cfg.explore.replay.empty()) return code;
+    nlohmann::json doc;
+    doc["rwstress_explore_outcome"] = 1;
+    doc["exit_code"] = code;
+    doc["runs"] = runs;
+    if (std::string why = write_report_file(cfg.explore.outcome_path, doc.dump(2) + "\n");
+        !why.empty()) {
+      out.error(fmt::format("explore --outcome {}: {}", cfg.explore.outcome_path, why));
+      return code == 0 ? 2 : code;
+    }
+    return code;
+  };
   for (const LockMeta* meta : cfg.locks) {
     const LockEntry& entry = entry_of(*meta);
     const ExploreShape shape = shape_of(cfg, *meta);
     arm_crash(cfg, *meta, shape);
     if (!cfg.explore.replay.empty()) return replay_one(cfg, *meta, entry, shape, out);
 
-    out.print(fmt::format("rwstress explore: {} ({}), {}{}, at most {} schedules, seed {:#x}",
+    out.print(fmt::format("rwstress explore: {} ({}), {}{}, at most {}, seed {:#x}",
                           meta->name, shape_text(shape), strategy_text(cfg.explore),
                           std::string(cfg.explore.signals ? ", fatal signals (at spurious wake-ups and signal checks)" : "") +
                               (cfg.explore.memory != ExploreMemory::kSc
                                    ? fmt::format(", memory model {}", memory_name(cfg.explore.memory))
                                    : ""),
-                          cfg.explore.schedules, cfg.seed));
+                          cfg.explore.time_ns > 0
+                              ? fmt::format("{} schedules or {}", cfg.explore.schedules,
+                                            format_duration(std::chrono::nanoseconds(cfg.explore.time_ns)))
+                              : fmt::format("{} schedules", cfg.explore.schedules),
+                          cfg.seed));
     Search search;
     const auto start = Clock::now();
     search_for(cfg, entry, shape, search);
@@ -905,7 +979,8 @@ int run_explore(const RunConfig& cfg, const Output& out) {
                             meta->name, interrupt_signal_name(interrupt_signal()), search.schedules,
                             search.schedules == 1 ? "" : "s",
                             cfg.explore.exhaustive ? " (not complete)" : "", speed, seconds));
-      return 128 + interrupt_signal();
+      runs.push_back(outcome_of(cfg, *meta, search, Verdict::kInterrupted, seconds, ""));
+      return done(128 + interrupt_signal());
     }
     if (!search.found) {
       if (search.complete)
@@ -915,11 +990,8 @@ int run_explore(const RunConfig& cfg, const Output& out) {
                               search.schedules, exhaustive_limits(cfg).largest(), speed, seconds));
       else
         out.print(fmt::format("{}: PASS, {} schedules, no failure{} ({}, {:.1f} s)", meta->name,
-                              search.schedules,
-                              cfg.explore.exhaustive
-                                  ? "; not complete: --schedules ran out before the bound did"
-                                  : "",
-                              speed, seconds));
+                              search.schedules, not_complete_text(cfg, search), speed, seconds));
+      runs.push_back(outcome_of(cfg, *meta, search, Verdict::kPass, seconds, ""));
       continue;
     }
     worst = worse(worst, search.failure.verdict);
@@ -940,14 +1012,16 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     else
       out.print(fmt::format("  not replayed {} times: {}", cfg.explore.replays,
                             interrupted_text()));
-    out.print("  replay: rwstress " + replay_command(cfg, *meta, shape, search.failure));
+    const std::string replay = replay_command(cfg, *meta, shape, search.failure);
+    out.print("  replay: rwstress " + replay);
+    runs.push_back(outcome_of(cfg, *meta, search, search.failure.verdict, seconds, replay));
     if (const int sig = interrupt_signal()) {
       out.print(fmt::format("rwstress explore: {} after {}: the locks after it were not "
                             "explored", interrupted_text(), meta->name));
-      return 128 + sig;
+      return done(128 + sig);
     }
   }
-  return exit_code_of(worst);
+  return done(exit_code_of(worst));
 }
 
 std::string why_not_explorable(const LockMeta& meta) {

@@ -8,11 +8,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "commands/explore.h"
 #include "model/run_result.h"
@@ -441,6 +444,29 @@ bool read_tree_version(const std::string& tree, TreeVersion* v) {
   return found == 3 && v->major > 0;
 }
 
+// The paths (under kernel/locking/) that differ between two listings.
+std::vector<std::string> changed_files(const FileDigests& before, const FileDigests& after) {
+  std::vector<std::string> changed;
+  for (const auto& [path, digest] : after)
+    if (auto it = before.find(path); it == before.end() || it->second != digest) changed.push_back(path);
+  for (const auto& [path, digest] : before)
+    if (!after.count(path)) changed.push_back(path);
+  return changed;
+}
+
+// Whether `group` builds `path` (under kernel/locking/) as one of its
+// sources: its own files, and osq_lock.c where its spin-on-owner key is on.
+bool group_builds(const KernelFileGroup& group, const std::string& path,
+                  const std::function<bool(const char*)>& on) {
+  for (const char* f : group.files)
+    if (path == f) return true;
+  if (path != "osq_lock.c") return false;
+  for (const KernelConfigKey& key : kernel_config_keys())
+    for (const char* name : key.groups)
+      if (std::string_view(name) == group.name && on(key.name)) return true;
+  return false;
+}
+
 struct Row {
   std::string lock, files, config, verdict, plugin, note;
   int rank = 0;  // PASS 0 < BUILD 1 < each verdict in the model's order of severity < ERROR
@@ -468,47 +494,140 @@ void keep_worst(const Judged& j, Row* row) {
   if (!j.note.empty()) row->note += (row->note.empty() ? "" : "\n    ") + j.note;
 }
 
-// The shapes rwstress kernel --explore runs for a lock (by its name's
-// suffix: the family): PCT at depth 3 over the 3-thread shapes, every
-// schedule with at most 2 preemptions at 2 threads, and for the locks with
-// killable entry points (rwsem.c, mutex.c, semaphore.c) random schedules
-// with fatal signals (explore --signals: the bail-out paths); for rwsem.c,
-// whose HANDOFF waits for RWSEM_WAIT_TIMEOUT (4 jiffies), time jumps at
-// its jiffies reads in two of its shapes (explore --time-jumps); all of
-// them with the memory model's ordering check (--memory c11).
-std::vector<std::vector<std::string>> explore_shapes(std::string_view suffix) {
-  const std::string pct = "pct:depth=3", exhaustive = "exhaustive:preemptions=2";
+// One search of a lock's exploration portfolio: the flags after
+// `explore --lock L`, its line in the coverage table, and its share of
+// the time budget (a random search gets twice a PCT one: its schedules
+// switch threads at every step, so it runs fewer of them a second).
+struct PortfolioEntry {
+  std::string label;
+  std::vector<std::string> args;
+  bool exhaustive = false;
+  int weight = 1;
+};
+
+// What rwstress kernel --explore searches for a lock (by its name's
+// suffix: the family), in order: the small shape exhaustively at
+// preemption bounds 2 then 3 (iterative: bound 2 completes first); PCT at
+// depths 3 to 5 and random schedules over 3 to 5 threads, 2 and 3
+// operations each; the killable entry points (rwsem.c, mutex.c,
+// semaphore.c) under fatal signals (explore --signals: the bail-out
+// paths); the files that wait for time (rwsem.c's HANDOFF after
+// RWSEM_WAIT_TIMEOUT, semaphore.c's timeout) with time jumps at their clock
+// reads; every one under a memory model, c11 (a missing ACQUIRE or
+// RELEASE) or tso (x86's store buffer); and a bounded exhaustive search of
+// the 3-thread shape. Sampling searches take their spurious wake-ups and
+// need_resched() ticks by default (explore's budgets of 2 each).
+std::vector<PortfolioEntry> explore_portfolio(std::string_view suffix) {
   const bool killable = suffix == "rwsem" || suffix == "semaphore" ||
                         suffix.find("mutex") != std::string_view::npos;
-  std::vector<std::vector<std::string>> shapes;
-  if (suffix.find("rwsem") != std::string_view::npos || suffix == "qrwlock") {
-    shapes = {{"--readers", "2", "--writers", "1", "--strategy", pct},
-              {"--readers", "1", "--writers", "2", "--strategy", pct},
-              {"--readers", "1", "--writers", "1", "--strategy", exhaustive}};
-    if (killable) shapes.push_back({"--readers", "2", "--writers", "2", "--strategy", "random", "--signals"});
-    if (suffix == "rwsem")  // (the shapes that wait most: two writers)
-      for (std::vector<std::string>& s : shapes)
-        if (std::find(s.begin(), s.end(), exhaustive) == s.end() && s[3] == "2")
-          s.insert(s.end(), {"--time-jumps", "2"});
-  } else if (suffix == "semaphore") {
-    shapes = {{"--threads", "3", "--count", "1", "--strategy", pct},
-              {"--threads", "3", "--count", "2", "--strategy", pct},
-              {"--threads", "2", "--count", "1", "--strategy", exhaustive},
-              {"--threads", "3", "--count", "1", "--strategy", "random", "--signals"}};
+  const bool clocks = suffix == "rwsem" || suffix == "semaphore";
+  const bool rw = suffix.find("rwsem") != std::string_view::npos || suffix == "qrwlock";
+  const bool sem = suffix == "semaphore";
+  std::vector<PortfolioEntry> entries;
+  // `who`: 2R+1W for a rwlock, 3T (count C) otherwise.
+  const auto add = [&](int readers, int writers, int count, const std::string& strategy, int ops,
+                       const char* model, bool signals, bool jumps) {
+    PortfolioEntry e;
+    e.exhaustive = strategy.rfind("exhaustive", 0) == 0;
+    e.weight = strategy == "random" ? 2 : 1;
+    if (rw)
+      e.args = {"--readers", std::to_string(readers), "--writers", std::to_string(writers)};
+    else
+      e.args = {"--threads", std::to_string(writers)};
+    if (sem) e.args.insert(e.args.end(), {"--count", std::to_string(count)});
+    e.args.insert(e.args.end(), {"--strategy", strategy, "--memory", model});
+    if (e.exhaustive) e.args.insert(e.args.end(), {"--stale-reads", std::to_string(kExhaustiveStaleReads)});
+    if (ops != 2) e.args.insert(e.args.end(), {"--ops", std::to_string(ops)});
+    signals = signals && killable;
+    jumps = jumps && clocks;
+    if (signals) e.args.push_back("--signals");
+    if (jumps) e.args.insert(e.args.end(), {"--time-jumps", "2"});
+    e.label = rw ? fmt::format("{}R+{}W", readers, writers)
+                 : fmt::format("{}T{}", writers, sem ? fmt::format(" count {}", count) : "");
+    e.label += fmt::format(" {}{} {}", strategy, ops != 2 ? fmt::format(" ops {}", ops) : "", model);
+    if (e.exhaustive) e.label += fmt::format(" stale {}", kExhaustiveStaleReads);
+    if (signals) e.label += " signals";
+    if (jumps) e.label += " jumps";
+    entries.push_back(std::move(e));
+  };
+  const std::string bounded = "exhaustive:preemptions=3";
+  if (rw) {
+    add(1, 1, 0, bounded, 2, "c11", false, false);
+    add(2, 1, 0, "pct:depth=3", 2, "c11", false, false);
+    add(1, 2, 0, "pct:depth=3", 2, "c11", false, true);
+    add(2, 2, 0, "random", 2, "c11", true, true);
+    add(2, 1, 0, "pct:depth=4", 3, "c11", false, false);
+    add(1, 2, 0, "random", 3, "tso", false, true);
+    add(3, 2, 0, "pct:depth=3", 2, "c11", false, true);
+    add(2, 2, 0, "pct:depth=5", 2, "c11", true, false);
+    add(2, 1, 0, "exhaustive:preemptions=2", 2, "c11", false, false);
   } else {
-    shapes = {{"--threads", "3", "--strategy", pct}, {"--threads", "2", "--strategy", exhaustive}};
-    if (killable) shapes.push_back({"--threads", "3", "--strategy", "random", "--signals"});
+    add(0, 2, 1, bounded, 2, "c11", false, false);
+    add(0, 3, 1, "pct:depth=3", 2, "c11", false, false);
+    if (sem) add(0, 3, 2, "pct:depth=3", 2, "c11", false, false);
+    add(0, 3, 1, "random", 2, "c11", true, true);
+    add(0, 3, 1, "pct:depth=4", 3, "c11", false, false);
+    add(0, 4, sem ? 2 : 1, "random", 2, "c11", false, true);
+    add(0, 4, 1, "pct:depth=3", 2, "tso", false, false);
+    add(0, 3, 1, "pct:depth=5", 2, "c11", true, false);
+    add(0, 3, 1, "exhaustive:preemptions=2", 2, "c11", false, false);
   }
-  // Every one under the memory model too: schedules are the same, and a
-  // holder that took the lock without the last write hold's data in its
-  // view (a missing ACQUIRE or RELEASE) fails (docs/explore.md). The
-  // exhaustive search takes validate's bound on weak choices.
-  for (std::vector<std::string>& s : shapes) {
-    s.insert(s.end(), {"--memory", "c11"});
-    if (std::find(s.begin(), s.end(), exhaustive) != s.end())
-      s.insert(s.end(), {"--stale-reads", std::to_string(kExhaustiveStaleReads)});
+  return entries;
+}
+
+// What one portfolio entry searched, over its runs (a sampling search
+// runs again in each round, with the next seed).
+struct Covered {
+  int runs = 0;
+  std::uint64_t schedules = 0;
+  double seconds = 0;
+  std::string verdict = "-";  // "-": not run
+  bool complete = false;      // exhaustive: every schedule within its bound
+  int bound_done = -1;        // exhaustive: the largest bound searched completely
+  bool out_of_time = false;
+};
+
+// An explore run's --outcome file, read into `c`; false when it is
+// missing or not what explore writes (the run's exit code still counts).
+bool read_outcome(const std::string& path, Covered* c) {
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(read_text(path));
+    const nlohmann::json& run = doc.at("runs").at(0);
+    c->schedules += run.at("schedules").get<std::uint64_t>();
+    c->seconds += run.at("seconds").get<double>();
+    c->complete = run.at("complete").get<bool>();
+    c->bound_done = std::max(c->bound_done, run.at("bound_done").get<int>());
+    c->out_of_time = run.at("out_of_time").get<bool>();
+    return true;
+  } catch (const nlohmann::json::exception&) {
+    return false;
   }
-  return shapes;
+}
+
+// The coverage table of one lock's portfolio: what a PASS searched.
+std::vector<std::string> coverage_lines(const std::vector<PortfolioEntry>& entries,
+                                        const std::vector<Covered>& covered) {
+  std::size_t width = 6;
+  for (const PortfolioEntry& e : entries) width = std::max(width, e.label.size());
+  std::vector<std::string> lines = {fmt::format("  {:<{}} {:<8} {:>4} {:>10} {:>8}  {}", "SEARCH",
+                                                width, "VERDICT", "RUNS", "SCHEDULES", "SECONDS",
+                                                "COVERED")};
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Covered& c = covered[i];
+    std::string what;
+    if (c.runs == 0) what = "not run";
+    else if (entries[i].exhaustive && c.complete)
+      what = fmt::format("complete: every schedule within bound {}", c.bound_done);
+    else if (entries[i].exhaustive)
+      what = c.bound_done >= 0 ? fmt::format("bound {} complete, bound {} not", c.bound_done,
+                                             c.bound_done + 1)
+                               : "no bound complete";
+    else
+      what = fmt::format("{} seed{} from 0", c.runs, c.runs == 1 ? "" : "s");
+    lines.push_back(fmt::format("  {:<{}} {:<8} {:>4} {:>10} {:>8.1f}  {}", entries[i].label, width,
+                                c.verdict, c.runs, c.schedules, c.seconds, what));
+  }
+  return lines;
 }
 
 }  // namespace
@@ -573,6 +692,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
 
   // The developer's patches, on a copy of kernel/locking/.
   fs::path locking = fs::path(tree) / "kernel" / "locking";
+  std::vector<std::string> changed;  // the files under it they changed, made or deleted
   std::string work;
   FileDigests work_outside;  // the copy's files outside kernel/locking/
   // Everything a patch did, judged on the copy: nothing outside
@@ -650,6 +770,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
                                 "or file modes only): is it the patch you meant?",
                                 patch));
     }
+    changed = changed_files(files_under(locking), files_under(locking_work(work)));
     locking = locking_work(work);
   }
 
@@ -666,20 +787,45 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
   };
 
   std::vector<std::string> files = k.files;
-  if (files.empty())
-    for (const KernelFileGroup& g : kernel_file_groups()) files.push_back(g.name);
+  std::string chosen;  // why these files, when --files did not say
+  if (files.empty()) {
+    // With patches: the groups that build a file they change; a changed
+    // file no group builds (a header: any of them may read it) takes
+    // every group. Without: every group.
+    std::string unbuilt;
+    for (const std::string& path : changed)
+      if (std::none_of(kernel_file_groups().begin(), kernel_file_groups().end(),
+                       [&](const KernelFileGroup& g) { return group_builds(g, path, on); }))
+        unbuilt = path;
+    for (const KernelFileGroup& g : kernel_file_groups())
+      if (changed.empty() || !unbuilt.empty() ||
+          std::any_of(changed.begin(), changed.end(),
+                      [&](const std::string& path) { return group_builds(g, path, on); }))
+        files.push_back(g.name);
+    if (!unbuilt.empty())
+      chosen = fmt::format("all: the patches change {}, which no group builds as its own source",
+                           unbuilt);
+    else if (!changed.empty())
+      chosen = fmt::format("{}: the groups that build what the patches change (--files for "
+                           "the others)",
+                           fmt::join(files, ","));
+  }
 
   std::string patches;
   for (const std::string& p : k.patches) patches += (patches.empty() ? "" : ", ") + p;
   std::string stages;
   if (k.validate) stages = fmt::format("validate --time {} per lock", format_duration(k.time));
   if (k.explore)
-    stages += fmt::format("{}explore (the -DRWSTRESS_KERNEL_EXPLORE build) at most {} schedules "
-                          "per shape",
-                          stages.empty() ? "" : ", then ", k.explore_schedules);
+    stages += fmt::format("{}explore (the -DRWSTRESS_KERNEL_EXPLORE build): a portfolio of "
+                          "searches per lock, {}",
+                          stages.empty() ? "" : ", then ",
+                          k.explore_schedules == 0
+                              ? format_duration(k.explore_time) + " in all"
+                              : fmt::format("{} schedules each", k.explore_schedules));
   out.print(fmt::format("rwstress {} kernel: {} ({}){}; {}; plugins cached in {}/plugins", kVersion,
                         version.name(), tree, patches.empty() ? "" : ", patched with " + patches,
                         stages, cache));
+  if (!chosen.empty()) out.print("rwstress kernel: files " + chosen);
 
   const char* cc = std::getenv("CC");
   const std::string compiler = cc && *cc ? cc : "cc";
@@ -818,30 +964,78 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
         keep_worst(judge(rc, "validate"), &row);
       }
       if (k.explore) {
-        // Each shape of the lock's family, explored on the explore build;
-        // the worst verdict is the row's (the first of equals; each failing
-        // run's trace and replay line are in the output above the table).
-        std::string explored;
-        for (const std::vector<std::string>& shape : explore_shapes(suffix)) {
-          out.print("");
-          std::vector<std::string> argv = {layout.exe, "--plugin", explore_plugin, "explore",
-                                           "--lock", row.lock, "--schedules",
-                                           std::to_string(k.explore_schedules)};
-          argv.insert(argv.end(), shape.begin(), shape.end());
-          const int rc = run_program(argv, "", &error);
-          if (interrupt_signal() != 0) {
-            cut = fmt::format("exploring {}", row.lock);
-            break;
+        // The lock's portfolio on the explore build, in rounds until the
+        // time budget is spent: each exhaustive search once (its share of
+        // the budget: bound 2, then 3, as far as it gets), each sampling
+        // search again every round with the next seed, a slice of the
+        // budget each time, so that every search starts early and none
+        // starves the others. The first failure ends the lock's
+        // exploration (its trace and replay line are in the output above
+        // the table); --explore-schedules runs each search once instead.
+        const std::vector<PortfolioEntry> entries = explore_portfolio(suffix);
+        std::vector<Covered> covered(entries.size());
+        const bool timed = k.explore_schedules == 0;
+        int weights = 0;
+        for (const PortfolioEntry& e : entries) weights += e.weight;
+        const double budget = std::chrono::duration<double>(k.explore_time).count();
+        const auto began = std::chrono::steady_clock::now();
+        const auto left = [&] {
+          return budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        };
+        const std::string outcome = fmt::format("{}/logs/{}-explore.json", cache, row.lock);
+        bool failed = false;
+        for (int round = 0; !failed && cut.empty(); ++round) {
+          bool ran = false;
+          for (std::size_t i = 0; i < entries.size() && !failed; ++i) {
+            const PortfolioEntry& e = entries[i];
+            if (round > 0 && (e.exhaustive || !timed)) continue;
+            double slice = 0;
+            if (timed) {
+              if (left() < 0.5) break;
+              // An exhaustive search: its weighted share of the whole
+              // budget; a sampling search: a quarter of that a round, at
+              // least a second.
+              const double share = budget * e.weight / weights;
+              slice = std::min(left(), e.exhaustive ? share : std::max(1.0, share / 4));
+            }
+            out.print("");
+            std::vector<std::string> argv = {layout.exe, "--plugin", explore_plugin, "explore",
+                                             "--lock", row.lock, "--seed", std::to_string(round),
+                                             "--outcome", outcome, "--schedules",
+                                             std::to_string(timed ? std::uint64_t(100'000'000)
+                                                                  : k.explore_schedules)};
+            if (timed)
+              argv.insert(argv.end(), {"--time", format_duration(std::chrono::milliseconds(
+                                                     std::int64_t(slice * 1000)))});
+            argv.insert(argv.end(), e.args.begin(), e.args.end());
+            fs::remove(outcome, ec);
+            const int rc = run_program(argv, "", &error);
+            if (interrupt_signal() != 0) {
+              cut = fmt::format("exploring {}", row.lock);
+              break;
+            }
+            ran = true;
+            Covered& c = covered[i];
+            ++c.runs;
+            read_outcome(outcome, &c);
+            const Judged one = judge(rc, "explore");
+            if (c.verdict == "-" || one.rank > 0) c.verdict = one.verdict;
+            keep_worst(one, &row);
+            failed = one.rank > 0;
           }
-          const Judged one = judge(rc, "explore");
-          keep_worst(one, &row);
-          std::string text;
-          for (const std::string& a : shape) text += (text.empty() ? "" : " ") + a;
-          explored += fmt::format("{}{}: {}", explored.empty() ? "" : "; ", text, one.verdict);
+          if (!ran) break;
         }
+        fs::remove(outcome, ec);
         if (!cut.empty()) break;
-        row.note += (row.note.empty() ? "" : "\n    ") + fmt::format("explore ({}): {}",
-                                                                   explore_plugin, explored);
+        // What was searched, under the row in the table (a PASS says
+        // exactly what it covers).
+        std::string table = fmt::format(
+            "explore ({}), {} searches{}, {}:", explore_plugin, entries.size(),
+            timed ? ", budget " + format_duration(k.explore_time)
+                  : fmt::format(", {} schedule{} each", k.explore_schedules, k.explore_schedules == 1 ? "" : "s"),
+            failed ? "stopped at the first failure" : "no failure");
+        for (const std::string& line : coverage_lines(entries, covered)) table += "\n    " + line;
+        row.note += (row.note.empty() ? "" : "\n    ") + table;
       }
       if (!cut.empty()) break;
       rows.push_back(row);

@@ -107,7 +107,11 @@ struct RunConfig {
     std::chrono::nanoseconds time = std::chrono::minutes(1);  // --time: validate's per lock
     std::string cache_dir;              // --cache DIR; "" = $XDG_CACHE_HOME/rwstress/kernel
     bool explore = false;               // --explore: the explore build, explored (docs/explore.md)
-    std::uint64_t explore_schedules = 2000;  // --explore-schedules: per explore run
+    // --explore-time: what each lock's exploration portfolio may spend
+    // (commands/kernel.cc explore_portfolio); --explore-schedules N instead
+    // runs each entry of it once, N schedules (0: not given).
+    std::chrono::nanoseconds explore_time = std::chrono::minutes(3);
+    std::uint64_t explore_schedules = 0;
     bool validate = true;               // --no-validate (with --explore): explore only
   } kernel;
   // rwstress explore (src/commands/explore.h, docs/explore.md).
@@ -118,6 +122,8 @@ struct RunConfig {
     int depth = 3;                  // PCT's D
     int preemptions = 2;            // exhaustive's bound C
     std::uint64_t schedules = 1000;  // --schedules: at most this many
+    std::uint64_t time_ns = 0;       // --time: and for at most this long (0: no limit)
+    std::string outcome_path;        // --outcome FILE: the search's result as JSON
     int ops = 2;                     // --ops: operations per thread
     std::string replay;              // --replay DIGEST:CHOICES
     std::uint64_t step_ns = 1000;    // --step-time: the run's clock per step

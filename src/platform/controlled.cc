@@ -39,7 +39,8 @@ thread_local PlainAccess tl_plain_store;
 thread_local PlainAccess tl_plain_load;
 
 struct Run {
-  Run(int threads, const Options& o) : n(threads), options(o), rng(o.seed) {
+  Run(int threads, const Options& o)
+      : n(threads), options(o), turn(new std::condition_variable[std::size_t(threads)]), rng(o.seed) {
     static std::atomic<std::uint64_t> serial{0};
     id = serial.fetch_add(1, std::memory_order_relaxed) + 1;
     state.assign(std::size_t(n), State::kRunnable);
@@ -88,7 +89,12 @@ struct Run {
   const Options options;
   std::uint64_t id = 0;  // run_id()
   std::mutex mutex;
-  std::condition_variable cv;
+  // Each thread waits for its turn on its own condition variable, so a
+  // switch wakes the one thread that runs next (not every thread of the
+  // schedule, which on few cores cost more than the step itself); the
+  // caller of run() and the threads that finished wait on `over`.
+  std::unique_ptr<std::condition_variable[]> turn;
+  std::condition_variable over;
   int current = -1;      // the one thread allowed to run
   bool stopped = false;  // the schedule ended early: nobody runs again
   bool ended = false;    // every body returned, or stopped
@@ -231,8 +237,22 @@ struct Run {
     }
     schedule.decisions.push_back(d);
     const std::size_t step = schedule.choices.size();
+    // From Options::fair_from() on a schedule is fair: the runnable
+    // threads take turns. A strategy that keeps one thread running (PCT's
+    // priorities, an exhaustive search going on without preemption) would
+    // otherwise starve a thread the others wait for in a loop that writes
+    // (the kernel's rwsem.c writer retrying while the new owner, its lock
+    // taken, has not yet set sem->owner): not a livelock of the lock, and
+    // a schedule that reaches max_steps only so is never called one. What
+    // is still stuck when every thread gets its turns is.
+    const bool fair = steps >= options.fair_from();
+    const auto in_turn = [&] {
+      for (int i : pool)
+        if (i > me) return i;
+      return pool.front();
+    };
     if (!options.replay.empty() || options.strategy == Strategy::kFirst) {
-      if (step >= options.replay.size()) return me_in_pool ? me : pool.front();
+      if (step >= options.replay.size()) return fair ? in_turn() : me_in_pool ? me : pool.front();
       const int want = chosen_thread(options.replay[step]);
       const bool signal = signal_chosen(options.replay[step]);
       if (want >= 0 && want < n && state[std::size_t(want)] == State::kBlocked)
@@ -254,6 +274,7 @@ struct Run {
       --spurious_left;
       return wake_chosen(pick_bit(d.sleeping));
     }
+    if (fair) return in_turn();
     switch (options.strategy) {
       case Strategy::kRandom:
         return pool[rng() % pool.size()];
@@ -304,7 +325,7 @@ struct Run {
     schedule.states = states();
     stopped = true;
     ended = true;
-    cv.notify_all();
+    over.notify_all();
   }
 
   // Hands the CPU to `next` (chosen by the caller) and waits for the turn
@@ -312,9 +333,15 @@ struct Run {
   void pass_and_wait(std::unique_lock<std::mutex>& lock, int me, int next) {
     current = next;
     schedule.choices.push_back(code(next));
-    cv.notify_all();
-    cv.wait(lock, [&] { return stopped || current == me; });
-    while (stopped) cv.wait(lock);  // parked: never runs again
+    turn[next].notify_one();
+    turn[me].wait(lock, [&] { return stopped || current == me; });
+    park_if_stopped(lock, me);
+  }
+
+  // A thread of a stopped schedule never runs again: it waits here for
+  // good (its process ends, or run() detached it).
+  void park_if_stopped(std::unique_lock<std::mutex>& lock, int me) {
+    while (stopped) turn[me].wait(lock);
   }
 
   void moved() { std::fill(spinning.begin(), spinning.end(), false); }
@@ -346,16 +373,16 @@ struct Run {
         if (change_at[i] == steps) priority[std::size_t(me)] = int(i) + 1;
     if (steps >= options.max_steps) {
       stop(Outcome::kLivelock);
-      while (true) cv.wait(lock);
+      park_if_stopped(lock, me);
     }
     const int next = choose(me);
     if (next < 0) {
       stop(schedule.outcome);
-      while (true) cv.wait(lock);
+      park_if_stopped(lock, me);
     }
     if (spin_streak >= options.spin_bound) {
       stop(Outcome::kLivelock);
-      while (true) cv.wait(lock);
+      park_if_stopped(lock, me);
     }
     if (next != me && state[std::size_t(me)] == State::kRunnable && !spinning[std::size_t(me)])
       ++schedule.preemptions;
@@ -524,6 +551,7 @@ bool signal_check(const char* what) {
   r->signal_at = r->schedule.choices.size() - 1;
   const bool arrived = r->signal_now[u];
   r->signal_now[u] = false;
+  if (arrived) ++r->times_away[u];  // on its way out: given up its place (times_away())
   return arrived;
 }
 
@@ -902,8 +930,8 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
           pthread_attr_destroy(&attr);
           r->schedule.objects.push_back({stack, stack_size, i, "stack", true});
         }
-        r->cv.wait(lock, [&] { return r->stopped || r->current == i; });
-        while (r->stopped) r->cv.wait(lock);
+        r->turn[i].wait(lock, [&] { return r->stopped || r->current == i; });
+        r->park_if_stopped(lock, i);
       }
       (*task)(i);
       std::unique_lock lock(r->mutex);
@@ -912,7 +940,7 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
       r->at[std::size_t(i)] = "done";
       if (++r->finished == r->n) {
         r->ended = true;
-        r->cv.notify_all();
+        r->over.notify_all();
         return;
       }
       r->moved();
@@ -923,12 +951,12 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
       }
       r->current = next;
       r->schedule.choices.push_back(r->code(next));
-      r->cv.notify_all();
+      r->turn[next].notify_one();
       // Exits (its thread-local destructors run) only once the schedule
       // has ended: what they free or give back (a kernel task, its CPU
       // slot) is not taken by a thread still running, at a moment the
       // schedule does not decide.
-      r->cv.wait(lock, [&] { return r->ended; });
+      r->over.wait(lock, [&] { return r->ended; });
       tl_run = nullptr;
     });
   Schedule result;
@@ -937,8 +965,8 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
     const int first = r->choose(-1);
     r->current = first;
     r->schedule.choices.push_back(r->code(first));
-    r->cv.notify_all();
-    r->cv.wait(lock, [&] { return r->ended; });
+    r->turn[first].notify_one();
+    r->over.wait(lock, [&] { return r->ended; });
     result = r->schedule;
   }
   const bool all_done = result.outcome == Outcome::kDone;

@@ -96,6 +96,11 @@ struct Options {
   int time_jumps = 0;
   std::uint64_t time_jump_ns = 20'000'000;
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
+  // From this step on a schedule is fair whatever the strategy: the
+  // runnable threads take turns (controlled.cc choose_thread), so that a
+  // livelock at max_steps is one under every fair scheduler, never a
+  // thread a strategy kept from running.
+  std::uint64_t fair_from() const { return max_steps / 8; }
   // Every runnable thread spinning, this many steps in a row with no write
   // by anyone (a spinner's own loads do not count): a livelock, said early.
   std::uint64_t spin_bound = 5'000;
@@ -261,7 +266,10 @@ int thread_count();
 std::uint64_t all_spinning_for();
 // A thread that went away (a killed task of the kernel layer, waiting
 // for the others' progress) until set_away(false): harness checks do not
-// wait for it. Whether thread i is away now, and how many times it went.
+// wait for it. Whether thread i is away now, and how many times it went
+// or was sent a fatal signal (signal_check() true: from there it leaves
+// the lock's queue on its way out, before its call returns and it goes
+// away, and a check must not wait for it meanwhile).
 void set_away(bool away);
 bool away(int i);
 int times_away(int i);

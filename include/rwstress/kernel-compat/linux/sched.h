@@ -360,7 +360,13 @@ static inline bool wake_q_empty(struct wake_q_head *head) { return head->first =
 static inline void wake_q_add(struct wake_q_head *head, struct task_struct *task) {
   __rwsk_host()->at(RWSTRESS_KPOINT_MID_RELEASE);
   struct rwstress_kernel_wake_q_node *none = NULL;
-  /* Already on a wake_q: its owner wakes it. */
+  /* Already on a wake_q: its owner wakes it. A full barrier first, as
+   * the kernel's __wake_q_add() (smp_mb__before_atomic()): the cmpxchg
+   * may fail, and the pending wake-up must still see what this waker did
+   * before (and what it saw: a sleeper's state stored before the lock
+   * this waker took), or the sleeper is never woken. */
+  __rwsk_MMFENCE(__ATOMIC_SEQ_CST);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
   if (!__rwsk_XP(&task->wake_q.next, "wake_q_add", __rwsk_op_cas, &none, WAKE_Q_TAIL,
                  __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
     return;
