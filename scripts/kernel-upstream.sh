@@ -151,19 +151,25 @@ explore_tree() {
   # shipped, when rwstress kernel --explore first ran them with more seeds:
   # PCT keeping a writer that retries (HANDOFF set, the owner not yet
   # stored) above the new owner it waits for (a HANG: the fair tail of a
-  # long schedule ended it), a waker's failed wake_q_add() with no barrier
-  # (a lost wake-up the kernel's smp_mb__before_atomic() rules out), and
-  # a waiter sent a fatal signal, already off the queue, still counted as
-  # waiting (a FIFO FAIL). Each must PASS.
-  for run in "rwsem-spin upstream-rwsem-spin --readers 1 --writers 2 --strategy pct:depth=3 --time-jumps 2" \
-             "semaphore upstream-semaphore --threads 3 --count 1 --strategy pct:depth=5 --signals"; do
+  # long schedule ended it); a waker's failed wake_q_add() with no barrier
+  # (a lost wake-up the kernel's smp_mb__before_atomic() rules out); a
+  # waiter sent a fatal signal, already off the queue, still counted as
+  # waiting (a FIFO FAIL, at seed 1 by signal_pending_state(), at seed 2
+  # by a spurious wake of its killable sleep); and a read-side section
+  # begun while the updater stood at synchronize_rcu()'s point, not waited
+  # for (percpu-rwsem.c: a HANG at schedule 12,046 of bound 3). Each must
+  # PASS.
+  for run in "rwsem-spin upstream-rwsem-spin 1 3000 --readers 1 --writers 2 --strategy pct:depth=3 --time-jumps 2" \
+             "semaphore upstream-semaphore 1 3000 --threads 3 --count 1 --strategy pct:depth=5 --signals" \
+             "semaphore upstream-semaphore 2 3000 --threads 3 --count 1 --strategy pct:depth=5 --signals" \
+             "percpu-rwsem upstream-percpu-rwsem 0 15000 --readers 1 --writers 1 --strategy exhaustive:preemptions=3 --stale-reads 1"; do
     set -- $run
-    local so=$1 lock=$2
-    shift 2
-    if ! "$bin" --plugin "$out/x-$so.so" explore --lock "$lock" "$@" --seed 1 --schedules 3000 \
-      --memory c11 >"$out/explore.out" 2>&1; then
+    local so=$1 lock=$2 seed=$3 schedules=$4
+    shift 4
+    if ! "$bin" --plugin "$out/x-$so.so" explore --lock "$lock" "$@" --seed "$seed" \
+      --schedules "$schedules" --memory c11 >"$out/explore.out" 2>&1; then
       tail -30 "$out/explore.out"
-      echo "kernel-upstream: $name: explore did not pass $lock at seed 1 ($*)"
+      echo "kernel-upstream: $name: explore did not pass $lock at seed $seed ($*)"
       failed=1
       return
     fi

@@ -513,6 +513,13 @@ int times_away(int i) {
   return r->times_away[std::size_t(i)];
 }
 
+void signalled() {
+  Run* r = tl_run;
+  if (!r) return;
+  std::lock_guard lock(r->mutex);
+  ++r->times_away[std::size_t(tl_index)];
+}
+
 int times_expired(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return 0;

@@ -267,12 +267,16 @@ std::uint64_t all_spinning_for();
 // A thread that went away (a killed task of the kernel layer, waiting
 // for the others' progress) until set_away(false): harness checks do not
 // wait for it. Whether thread i is away now, and how many times it went
-// or was sent a fatal signal (signal_check() true: from there it leaves
-// the lock's queue on its way out, before its call returns and it goes
-// away, and a check must not wait for it meanwhile).
+// or was sent a fatal signal (signal_check() true, or signalled(): from
+// there it leaves the lock's queue on its way out, before its call
+// returns and it goes away, and a check must not wait for it meanwhile).
 void set_away(bool away);
 bool away(int i);
 int times_away(int i);
+// The calling thread was sent a fatal signal by other means than a
+// signal_check() (the kernel layer's spurious wake of a killable sleep):
+// counted in times_away().
+void signalled();
 // How many of thread i's timed waits have ended by their timeout (chosen,
 // or the clock passing the deadline): a waiter whose time ran out gave up
 // its place in the lock.

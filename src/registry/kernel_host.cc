@@ -278,6 +278,12 @@ void model_synchronize() {
     warn("rcu", 0, "synchronize_rcu() inside an RCU read-side critical section");
     return;
   }
+  ++m.synchronizing;
+  controlled::point("synchronize_rcu");
+  // The grace period starts here, once the point is passed: the sections
+  // to wait for are those open now (one the others began while this
+  // thread stood at the point began before the grace period, and may
+  // have read what the updater stored as not yet there).
   std::array<std::uint64_t, RunModel::kThreads> seen = m.exits;
   std::array<bool, RunModel::kThreads> inside{};
   for (int i = 0; i < RunModel::kThreads; ++i) inside[std::size_t(i)] = m.nesting[std::size_t(i)] > 0;
@@ -286,8 +292,6 @@ void model_synchronize() {
       if (inside[i] && m.exits[i] == seen[i]) return true;
     return false;
   };
-  ++m.synchronizing;
-  controlled::point("synchronize_rcu");
   // A grace period is a full barrier on every CPU (to --memory c11 and
   // tso), at its start as at its end: a read-side section begun after the
   // start sees what the updater stored before it (rcu_sync's gp_state,
@@ -461,8 +465,14 @@ void kernel_op_end() {
 }
 
 void kernel_woken_spuriously() {
-  if (controlled::signals() && tl_task.task)  // a fatal signal, as the signal injector sends
+  if (controlled::signals() && tl_task.task) {  // a fatal signal, as the signal injector sends
     __atomic_store_n(&tl_task.task->sigpending, 1, __ATOMIC_RELEASE);
+    // A killable or interruptible sleeper (its state not yet set back to
+    // running) sees it and leaves the queue from here: not waited for.
+    constexpr int kInterruptible = 0x0001, kWakeKill = 0x0100;  // kernel-compat/linux/sched.h
+    if (__atomic_load_n(&tl_task.task->__state, __ATOMIC_RELAXED) & (kInterruptible | kWakeKill))
+      controlled::signalled();
+  }
 }
 
 void add_kernel_fresh_cpu_hook(KernelFreshCpuFn fresh) { fresh_cpu_hooks().push_back(fresh); }
