@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# A corpus of bugs the kernel shipped in kernel/locking/ and later fixed,
+# each put back into a current file by an edit made here at run time (the
+# reverse of the fix, in the file's present shape; nothing of the kernel is
+# committed), then run through the default command a developer would type:
+#
+#   rwstress kernel --source TREE --patch BUG.patch --explore
+#
+# (validate, then explore's time-budgeted portfolio, on the groups the patch
+# changes). Per bug: found or not, by which verdict, the schedule of the
+# first failure, the seconds the command took, and whether the failure
+# replayed step for step. The table goes to stdout and, with
+# RWSTRESS_CORPUS_TABLE=FILE, to FILE as markdown (docs/explore.md keeps
+# the last one measured).
+#
+#   scripts/kernel-corpus.sh RWSTRESS_BIN
+#
+# Environment:
+#   RWSTRESS_KERNEL_CACHE   where the sources are kept (default build/kernel-src)
+#   RWSTRESS_CORPUS_SERIES  the kernel series to plant into (default 6.12)
+#   RWSTRESS_CORPUS_ARGS    extra rwstress kernel options (default none: the
+#                           defaults, --time 1m and --explore-time 3m)
+#   RWSTRESS_CORPUS_ONLY    a space-separated list of bug names to run
+# Exit 0 when every bug the table expects found is found and the tree as
+# shipped passes the same command; 1 otherwise; 77 when no source can be had.
+set -euo pipefail
+bin=$(readlink -f "$1")
+here=$(cd "$(dirname "$0")/.." && pwd)
+cache=${RWSTRESS_KERNEL_CACHE:-$here/build/kernel-src}
+series=${RWSTRESS_CORPUS_SERIES:-6.12}
+read -r -a extra <<<"${RWSTRESS_CORPUS_ARGS:-}"
+mkdir -p "$cache"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+rc=0
+tree=$("$here/share/rwstress/kernel-fetch.sh" "$series" "$cache") || rc=$?
+case $rc in
+  0) ;;
+  77) echo "kernel-corpus: SKIPPED: linux $series cannot be fetched"; exit 77 ;;
+  *) echo "kernel-corpus: no linux $series source (see $cache/fetch.log)"; exit 1 ;;
+esac
+locking=$tree/kernel/locking
+kc=$out/cache
+mkdir -p "$kc"
+
+failed=0
+table=("| bug | fix | file | expected | verdict | first failure | seconds | replayed |"
+       "|---|---|---|---|---|---|---|---|")
+
+# NAME FILE COMMIT SUBJECT EXPECT EDIT...: EDIT (a command reading the
+# shipped FILE on stdin, writing the planted one) makes the bug; EXPECT is
+# "found" (the command must not PASS) or "open: WHY" (not found yet, and
+# why: the table says so, the script does not fail on it).
+bug() {
+  local name=$1 file=$2 commit=$3 subject=$4 expect=$5
+  shift 5
+  if [ -n "${RWSTRESS_CORPUS_ONLY:-}" ] && [[ " $RWSTRESS_CORPUS_ONLY " != *" $name "* ]]; then
+    return
+  fi
+  mkdir -p "$out/$name/a/kernel/locking" "$out/$name/b/kernel/locking"
+  cp "$locking/$file" "$out/$name/a/kernel/locking/"
+  "$@" <"$locking/$file" >"$out/$name/b/kernel/locking/$file"
+  (cd "$out/$name" && diff -u "a/kernel/locking/$file" "b/kernel/locking/$file" >"$out/$name.patch") || true
+  if [ ! -s "$out/$name.patch" ]; then
+    echo "kernel-corpus: $name: $file has a new shape in linux $series; the bug cannot be planted"
+    table+=("| $name | $commit $subject | $file | $expect | NOT PLANTED | - | - | - |")
+    failed=1
+    return
+  fi
+  echo "kernel-corpus: $name ($commit \"$subject\"): rwstress kernel --patch ... --explore"
+  local start end code=0
+  start=$(date +%s)
+  "$bin" kernel --source "$tree" --cache "$kc" --patch "$out/$name.patch" --explore "${extra[@]}" \
+    >"$out/$name.out" 2>&1 || code=$?
+  end=$(date +%s)
+  local verdict first replayed
+  # The rows' worst: the first that did not PASS (a group has one or two locks).
+  verdict=$(awk -v f="k${series}-" '/^LOCK / { table = 1; next }
+      table && $1 ~ "^"f && NF >= 5 { v = $(NF-1); if (v != "PASS" && w == "") w = $1 " " v }
+      END { print (w != "" ? w : v) }' "$out/$name.out")
+  [ -n "$verdict" ] || verdict="exit $code"
+  first=$(grep -m1 -oE ": (FAIL|HANG|STARVED|CRASH|UNITS-LOST|TIMEOUT) at schedule [0-9,]+ \([0-9]+ steps, [0-9]+ preemptions?" \
+            "$out/$name.out" | sed 's/^: //; s/$/)/' || true)
+  [ -n "$first" ] || first=$(grep -m1 -oE "^[a-z0-9 +-]+ +(FAIL|HANG|STARVED) +[0-9.]+" "$out/$name.out" |
+                             sed 's/  */ /g' || true)
+  replayed=$(grep -m1 -oE "replayed [0-9]+ times: [0-9]+ the same" "$out/$name.out" || echo -)
+  table+=("| $name | $commit $subject | $file | $expect | $verdict | ${first:--} | $((end - start)) | $replayed |")
+  if [ "$expect" = found ] && { [ $code = 0 ] || [ $code = 2 ] || [ $code = 125 ]; }; then
+    tail -20 "$out/$name.out"
+    echo "kernel-corpus: $name was not found (exit $code)"
+    failed=1
+  fi
+}
+
+# 2019: a reader leaves its sleep loop on a plain read of waiter.task; the
+# writer's data before its release may not be in the reader's view.
+bug rwsem-sleep-acquire rwsem.c 99143f82a255 \
+  "locking/rwsem: Add missing ACQUIRE to read_slowpath sleep loop" found \
+  sed 's/^\t\tif (!smp_load_acquire(&waiter.task)) {$/\t\tif (!READ_ONCE(waiter.task)) {/'
+# 2019: a reader that finds the queue empty leaves the slow path without
+# the ACQUIRE after its count check.
+bug rwsem-empty-acquire rwsem.c e1b98fa31664 \
+  "locking/rwsem: Add missing ACQUIRE to read_slowpath exit when queue is empty" found \
+  awk '{ print } /^\t\t\t\/\* Provide lock ACQUIRE \*\/$/ { getline; if ($0 !~ /smp_acquire__after_ctrl_dep/) print }'
+# 2021: the queued rwlock's writer takes the lock with a relaxed cmpxchg.
+bug qrwlock-write-order qrwlock.c 84a24bf8c52e \
+  "locking/qrwlock: Fix ordering in queued_write_lock_slowpath()" found \
+  sed 's/^\t} while (!atomic_try_cmpxchg_acquire(&lock->cnts, &cnts, _QW_LOCKED));$/\t} while (!atomic_try_cmpxchg_relaxed(\&lock->cnts, \&cnts, _QW_LOCKED));/'
+# 2018: the MCS node is published (xchg_tail) before its initialisation
+# is ordered: the predecessor's hand-off lands first and is overwritten.
+bug qspinlock-node-init qspinlock.c 95bcade33a8a \
+  "locking/qspinlock: Ensure node is initialised before updating prev->next" found \
+  awk '/^\tsmp_wmb\(\);$/ && !done { done = 1; next } { print }'
+# 2022: a killed first waiter leaves without waking the waiters behind it.
+bug rwsem-out-nolock-wake rwsem.c 1ee326196c66 \
+  "locking/rwsem: Always try to wake waiters in out_nolock path" found \
+  sed 's/^\tif (rwsem_del_waiter(sem, waiter) \&\& first)$/\tif (rwsem_del_waiter(sem, waiter) \&\& first \&\& 0)/'
+# 2019: readers steal the lock while readers own it, past a sleeping
+# writer: a stream of readers starves it (a fairness bug: STARVED).
+bug rwsem-reader-steal rwsem.c 2f06f702925b \
+  "locking/rwsem: Prevent potential lock starvation" found \
+  sed 's/^\t    (rcnt > 1) \&\& !(count \& RWSEM_WRITER_LOCKED))$/\t    (rcnt > 1) \&\& 0)/'
+# 2022: a writer that is not first yields to a HANDOFF bit it did not
+# set, which a killed first waiter may leave behind: nobody takes the lock.
+bug rwsem-foreign-handoff rwsem.c 6eebd5fb2083 \
+  "locking/rwsem: Allow slowpath writer to ignore handoff bit if not set by first waiter" \
+  "open: not found yet (a HANDOFF bit left by a first waiter killed after 4 jiffies, then two writers)" \
+  sed 's/^\t\t\tif (first->handoff_set \&\& (waiter != first))$/\t\t\tif (waiter != first)/'
+
+# The controls: the files as shipped, through the same command.
+if [ -z "${RWSTRESS_CORPUS_ONLY:-}" ]; then
+  code=0
+  "$bin" kernel --source "$tree" --cache "$kc" --files rwsem,qrwlock --explore "${extra[@]}" \
+    >"$out/shipped.out" 2>&1 || code=$?
+  table+=("| (as shipped: rwsem, qrwlock, qspinlock) | - | - | PASS | $([ $code = 0 ] && echo PASS || echo "exit $code") | - | - | - |")
+  if [ $code != 0 ]; then
+    tail -30 "$out/shipped.out"
+    echo "kernel-corpus: the files as shipped did not pass (exit $code)"
+    failed=1
+  fi
+fi
+
+printf '%s\n' "${table[@]}"
+[ -z "${RWSTRESS_CORPUS_TABLE:-}" ] || printf '%s\n' "${table[@]}" >"$RWSTRESS_CORPUS_TABLE"
+exit $failed
