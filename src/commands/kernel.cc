@@ -454,17 +454,23 @@ std::vector<std::string> changed_files(const FileDigests& before, const FileDige
   return changed;
 }
 
+// The --config key a group is built with (its spin-on-owner option,
+// which adds osq_lock.c), or nullptr.
+const KernelConfigKey* config_key_of(const KernelFileGroup& group) {
+  for (const KernelConfigKey& key : kernel_config_keys())
+    for (const char* name : key.groups)
+      if (std::string_view(name) == group.name) return &key;
+  return nullptr;
+}
+
 // Whether `group` builds `path` (under kernel/locking/) as one of its
 // sources: its own files, and osq_lock.c where its spin-on-owner key is on.
 bool group_builds(const KernelFileGroup& group, const std::string& path,
                   const std::function<bool(const char*)>& on) {
   for (const char* f : group.files)
     if (path == f) return true;
-  if (path != "osq_lock.c") return false;
-  for (const KernelConfigKey& key : kernel_config_keys())
-    for (const char* name : key.groups)
-      if (std::string_view(name) == group.name && on(key.name)) return true;
-  return false;
+  const KernelConfigKey* key = config_key_of(group);
+  return path == "osq_lock.c" && key && on(key->name);
 }
 
 struct Row {
@@ -524,7 +530,9 @@ std::vector<PortfolioEntry> explore_portfolio(std::string_view suffix) {
   const bool rw = suffix.find("rwsem") != std::string_view::npos || suffix == "qrwlock";
   const bool sem = suffix == "semaphore";
   std::vector<PortfolioEntry> entries;
-  // `who`: 2R+1W for a rwlock, 3T (count C) otherwise.
+  // One search: its shape (readers and writers of a rwlock, else
+  // `writers` threads, a semaphore's count), strategy, operations, model
+  // and events; labelled "2R+1W pct:depth=3 c11" or "3T count 1 ...".
   const auto add = [&](int readers, int writers, int count, const std::string& strategy, int ops,
                        const char* model, bool signals, bool jumps) {
     PortfolioEntry e;
@@ -584,12 +592,11 @@ struct Covered {
   std::string verdict = "-";  // "-": not run
   bool complete = false;      // exhaustive: every schedule within its bound
   int bound_done = -1;        // exhaustive: the largest bound searched completely
-  bool out_of_time = false;
 };
 
-// An explore run's --outcome file, read into `c`; false when it is
-// missing or not what explore writes (the run's exit code still counts).
-bool read_outcome(const std::string& path, Covered* c) {
+// An explore run's --outcome file, added into `c`; a missing file or one
+// not what explore writes adds nothing (the run's exit code still counts).
+void read_outcome(const std::string& path, Covered* c) {
   try {
     const nlohmann::json doc = nlohmann::json::parse(read_text(path));
     const nlohmann::json& run = doc.at("runs").at(0);
@@ -597,10 +604,7 @@ bool read_outcome(const std::string& path, Covered* c) {
     c->seconds += run.at("seconds").get<double>();
     c->complete = run.at("complete").get<bool>();
     c->bound_done = std::max(c->bound_done, run.at("bound_done").get<int>());
-    c->out_of_time = run.at("out_of_time").get<bool>();
-    return true;
   } catch (const nlohmann::json::exception&) {
-    return false;
   }
 }
 
@@ -853,12 +857,11 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
         fmt::format("-DRWSTRESS_LINUX_VERSION_CODE={}", version.code()),
         fmt::format("-DRWSTRESS_KERNEL_NAME_PREFIX=\"{}\"", version.prefix())};
     std::string config_text = "-";
-    if (name == "rwsem" || name == "mutex" || name == "ww-mutex") {
-      const std::string key = name == "rwsem" ? "RWSEM_SPIN_ON_OWNER" : "MUTEX_SPIN_ON_OWNER";
-      const bool spin = on(key.c_str());
-      config_text = fmt::format("{}={}", key, spin ? "y" : "n");
+    if (const KernelConfigKey* key = config_key_of(group)) {
+      const bool spin = on(key->name);
+      config_text = fmt::format("{}={}", key->name, spin ? "y" : "n");
       if (spin) {
-        flags.push_back(fmt::format("-DCONFIG_{}=1", key));
+        flags.push_back(fmt::format("-DCONFIG_{}=1", key->name));
         sources.push_back((locking / "osq_lock.c").string());
       }
     }
