@@ -128,6 +128,16 @@ bug rwsem-foreign-handoff rwsem.c 6eebd5fb2083 \
   "open: not found yet (a HANDOFF bit left by a first waiter killed after 4 jiffies, then two writers)" \
   sed 's/^\t\t\tif (first->handoff_set \&\& (waiter != first))$/\t\t\tif (waiter != first)/'
 
+# 2021: the top waiter asked for the hand-off once, when it first found
+# itself first; a stealer that takes the lock free clears the bit (as the
+# trylock of the day did), and the waiter never asks again: starved. The
+# file's present shape asks in the trylock's cmpxchg and keeps the bit on
+# an acquisition, so the plant puts back both halves of the old code.
+bug mutex-handoff-once mutex.c 048661a1f963 \
+  "locking/mutex: Fix HANDOFF condition" \
+  "open: not found (in fair schedules its top waiter, spinning, wins a race within 2 overtakes; fairness loose enough to beat it flags mutex.c as shipped too)" \
+  perl -0pe 's/\t\t\tMUTEX_WARN_ON\(flags & \(MUTEX_FLAG_HANDOFF \| MUTEX_FLAG_PICKUP\)\);\n/\t\t\tflags &= ~MUTEX_FLAG_HANDOFF;\n/ or die; s/\tfor \(;;\) \{\n\t\tbool first;\n/\tbool first = false;\n\tfor (;;) {\n/ or die; s/\t\tfirst = __mutex_waiter_is_first\(lock, &waiter\);\n/\t\tif (!first) {\n\t\t\tfirst = __mutex_waiter_is_first(lock, &waiter);\n\t\t\tif (first)\n\t\t\t\t__mutex_set_flag(lock, MUTEX_FLAG_HANDOFF);\n\t\t}\n/ or die; s/if \(__mutex_trylock_or_handoff\(lock, first\)\)/if (__mutex_trylock(lock))/ or die'
+
 # The controls: the files as shipped, through the same command.
 if [ -z "${RWSTRESS_CORPUS_ONLY:-}" ]; then
   code=0

@@ -147,6 +147,21 @@ explore_tree() {
       return
     fi
   done
+  # The hand-off locks' waits, judged in fair schedules (explore --fair):
+  # as shipped, no waiter is starved.
+  for run in "rwsem-spin upstream-rwsem-spin --readers 2 --writers 1 --time-jumps 2" \
+             "mutex-spin upstream-mutex-spin --threads 3 --handoff-after 0"; do
+    set -- $run
+    local so=$1 lock=$2
+    shift 2
+    if ! "$bin" --plugin "$out/x-$so.so" explore --lock "$lock" "$@" --fair --ops 16 \
+      --strategy random --schedules 200 >"$out/explore.out" 2>&1; then
+      tail -30 "$out/explore.out"
+      echo "kernel-upstream: $name: explore --fair did not pass $lock"
+      failed=1
+      return
+    fi
+  done
   # Searches that once gave a false verdict on linux 6.12's files as
   # shipped, when rwstress kernel --explore first ran them with more seeds:
   # PCT keeping a writer that retries (HANDOFF set, the owner not yet

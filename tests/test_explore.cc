@@ -282,6 +282,41 @@ BOOST_AUTO_TEST_CASE(the_tail_of_a_long_schedule_is_fair) {
   BOOST_TEST((stuck.outcome == ctl::Outcome::kLivelock));
 }
 
+// explore --fair: a thread kept from running by the strategy runs within
+// fair_turns steps per thread. PCT at depth 1 keeps its top thread
+// running while it can: without the bound the other waits for it to
+// finish; with it, no runnable thread waits longer than the bound.
+BOOST_AUTO_TEST_CASE(fair_schedules_run_every_runnable_thread_within_the_bound) {
+  const auto longest_wait = [](const ctl::Schedule& s) {
+    std::size_t worst = 0;
+    std::vector<std::size_t> last(2, 0);
+    for (std::size_t k = 0; k < s.trace.size(); ++k) {
+      const std::size_t t = std::size_t(s.trace[k].thread);
+      worst = std::max(worst, k - last[t]);
+      last[t] = k;
+    }
+    return worst;
+  };
+  std::size_t unfair = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    ctl::Options o;
+    o.seed = seed;
+    o.strategy = ctl::Strategy::kPct;
+    o.pct_depth = 1;
+    const auto body = [](int) {
+      for (int k = 0; k < 200; ++k) ctl::point("busy");
+    };
+    unfair = std::max(unfair, longest_wait(ctl::run(2, o, body)));
+    o.fair_turns = 2;
+    const ctl::Schedule fair = ctl::run(2, o, body);
+    BOOST_TEST((fair.outcome == ctl::Outcome::kDone));
+    // A thread waits at most 2 x 2 decisions, then runs: its steps are at
+    // most that and the two steps around the forced one apart in the trace.
+    BOOST_TEST(longest_wait(fair) <= 6u, "seed " << seed << ": " << longest_wait(fair));
+  }
+  BOOST_TEST(unfair >= 200u);  // (else the test shows nothing)
+}
+
 // A trace folds what repeats: a run of one step into a line with its
 // count, two spinners taking turns into their two steps and a count line;
 // a pair seen only twice is not folded.
@@ -872,6 +907,52 @@ BOOST_AUTO_TEST_CASE(preference_is_judged_at_every_admission_under_explore) {
     BOOST_TEST(t.failing == 0, fifo << ": "
                                     << (t.first.violations.empty() ? std::string("")
                                                                    : t.first.violations[0].detail));
+  }
+}
+
+// Starvation under control (explore --fair): a hand-off lock whose
+// readers steal past HANDOFF keeps its writer waiting while the readers
+// come and go; in fair schedules that is STARVED, with a replay that says
+// +fair and gives the same verdict. The correct linux-rwsem passes the
+// same searches; without --fair nothing is judged.
+BOOST_AUTO_TEST_CASE(a_hand_off_that_never_comes_is_starved_under_fair_schedules) {
+  const std::vector<std::string> search = {"explore", "--lock", "busted-rwsem-handoff", "--readers",
+                                           "2", "--writers", "1", "--ops", "24", "--strategy",
+                                           "random", "--time-jumps", "2", "--schedules", "3000"};
+  std::vector<std::string> lines;
+  BOOST_TEST(explore_cli(search, &lines) == 0);  // not judged: PASS
+  lines.clear();
+  BOOST_REQUIRE(explore_cli(plus(search, {"--fair"}), &lines) == exit_code_of(Verdict::kStarved));
+  BOOST_TEST(has_line(lines, "busted-rwsem-handoff: STARVED at schedule"));
+  BOOST_TEST(has_line(lines, "handoff-starved (thread 2)"));
+  BOOST_TEST(has_line(lines, "replayed 10 times: 10 the same step for step"));
+  std::string code;
+  for (const std::string& l : lines)
+    if (auto at = l.find("--replay "); at != std::string::npos) code = l.substr(at + 9);
+  BOOST_REQUIRE(code.find(":sc+jumps+fair:") == 16u);
+  lines.clear();
+  BOOST_TEST(explore_cli({"explore", "--lock", "busted-rwsem-handoff", "--readers", "2", "--writers",
+                          "1", "--ops", "24", "--replay", code},
+                         &lines) == exit_code_of(Verdict::kStarved));
+  BOOST_TEST(has_line(lines, "STARVED (the recorded schedule, step for step"));
+  for (const char* strategy : {"random", "pct:depth=3"})
+    for (auto [r, w] : {std::pair{2, 1}, std::pair{1, 2}}) {
+      lines.clear();
+      BOOST_TEST(explore_cli({"explore", "--lock", "linux-rwsem", "--readers", std::to_string(r),
+                              "--writers", std::to_string(w), "--ops", "12", "--strategy", strategy,
+                              "--time-jumps", "2", "--fair", "--schedules", "500"},
+                             &lines) == 0,
+                 strategy << " " << r << "R+" << w << "W");
+    }
+  for (const auto& [args, says] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"explore", "--lock", "linux-rwsem", "--fair", "--strategy", "exhaustive"},
+            "its schedules are not fair"},
+           {{"explore", "--lock", "linux-rwsem", "--fair", "--replay", code},
+            "whose code says whether it was fair"}}) {
+    CliOutcome o = parse(args);
+    BOOST_TEST(o.exit_code == 2, args.back());
+    BOOST_TEST(o.output.find(says) != std::string::npos, o.output);
   }
 }
 

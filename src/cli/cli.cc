@@ -326,6 +326,7 @@ struct RawOptions {
   CLI::App* kernel = nullptr;
   std::string explore_step_time = "1us";
   std::string explore_time_jump = "20ms";
+  std::string explore_handoff_after = "8ms";
   bool explore_no_shrink = false;
   CLI::App* explore = nullptr;
 };
@@ -562,6 +563,16 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   explore->add_option("--time-jump", raw.explore_time_jump,
                       "how much time one jump lets pass (default 20ms: 20 jiffies at the "
                       "layer's HZ 1000, far short of a down_timeout's 1 s)");
+  explore->add_flag("--fair", cfg.explore.fair,
+                    "random and pct: every runnable thread runs within 2 steps per thread (the "
+                    "strategy chooses the rest), and a hand-off lock's waiter that waited 8 ms "
+                    "of the run's clock and is then overtaken more than 4 times per thread is "
+                    "STARVED (give --ops enough for the others to come back)");
+  explore->add_option("--handoff-after", raw.explore_handoff_after,
+                      "with --fair: how long of the run's clock a hand-off lock's waiter waits "
+                      "before the lock owes it the hand-off and overtakes count (default 8ms: "
+                      "twice rwsem.c's 4 jiffies; 0 for a lock whose woken top waiter asks at "
+                      "once, as mutex.c's)");
   explore->add_flag("--signals", cfg.explore.signals,
                     "kernel-compat layer plugins: one acquisition in two is killable or "
                     "interruptible, and a spurious wake-up of its sleep is a fatal signal (its "
@@ -762,6 +773,15 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
       return "explore --seed does nothing with --replay: a replay runs the one recorded schedule, "
              "whose code carries every choice it made";
   }
+  if (x.fair && x.exhaustive)
+    return "explore --fair: the exhaustive search lets a thread run on until a preemption, so "
+           "its schedules are not fair; give --strategy random or pct with it";
+  if (ex.count("--handoff-after") > 0 && !x.fair && ex.count("--replay") == 0)
+    return "explore --handoff-after: only fair schedules judge a hand-off lock's waits; give "
+           "--fair with it";
+  if (ex.count("--replay") > 0 && x.fair)
+    return "explore --fair does nothing with --replay: a replay runs the one recorded schedule, "
+           "whose code says whether it was fair";
   if (ex.count("--stale-reads") > 0 && x.memory == ExploreMemory::kSc)
     return "explore --stale-reads: weak choices are a memory model's (older values read, stores "
            "placed early); give --memory c11 or --memory tso with it";
@@ -796,6 +816,13 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
   auto jump = parse_duration(raw.explore_time_jump, &error, std::chrono::nanoseconds(1));
   if (!jump) return "explore --time-jump: " + error;
   x.time_jump_ns = std::uint64_t(jump->count());
+  if (raw.explore_handoff_after == "0") {  // owed from the first wait (mutex.c)
+    x.handoff_after_ns = 0;
+  } else {
+    auto handoff = parse_duration(raw.explore_handoff_after, &error, std::chrono::nanoseconds(1));
+    if (!handoff) return "explore --handoff-after: " + error;
+    x.handoff_after_ns = std::uint64_t(handoff->count());
+  }
   if (!raw.explore_time.empty()) {
     auto budget = parse_duration(raw.explore_time, &error, std::chrono::milliseconds(1));
     if (!budget) return "explore --time: " + error;

@@ -95,6 +95,9 @@ std::string replay_flags(const LockMeta& meta, const ExploreShape& shape,
     f += " --step-time " + format_duration(std::chrono::nanoseconds(x.step_ns));
   if (x.time_jump_ns != defaults.time_jump_ns)
     f += " --time-jump " + format_duration(std::chrono::nanoseconds(x.time_jump_ns));
+  if (x.handoff_after_ns != defaults.handoff_after_ns)
+    f += " --handoff-after " + (x.handoff_after_ns == 0 ? std::string("0")
+                                : format_duration(std::chrono::nanoseconds(x.handoff_after_ns)));
   return f + fmt::format(" --ops {}{}{}", shape.ops, x.signals ? " --signals" : "",
                          x.memory != ExploreMemory::kSc
                              ? fmt::format(" --memory {}", memory_name(x.memory))
@@ -239,6 +242,7 @@ ctl::Options base_options(const RunConfig& cfg) {
              : cfg.explore.memory == ExploreMemory::kTso ? ctl::Memory::kTso
                                                          : ctl::Memory::kSc;
   o.stale_reads = cfg.explore.stale_reads;
+  o.fair_turns = cfg.explore.fair ? kFairTurnsPerThread : 0;
   return o;
 }
 
@@ -657,6 +661,7 @@ ExploreShape shape_of(const RunConfig& cfg, const LockMeta& meta) {
   shape.scenario = cfg.scenario_for(meta);
   shape.ops = cfg.explore.ops;
   shape.fairness = meta.fairness;
+  shape.handoff_after_ns = cfg.explore.handoff_after_ns;
   return shape;
 }
 
@@ -719,7 +724,8 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
   // others, a FAIL under the model would pass, step for step.
   // (Time jumps are the code's alone: --time-jumps is a search's budget,
   // refused with --replay; the replay lets time jump where the code did.)
-  if (const ReplaySettings given = {cfg.explore.memory, cfg.explore.signals, found.jumps};
+  if (const ReplaySettings given = {cfg.explore.memory, cfg.explore.signals, found.jumps,
+                                     found.fair};
       !(given == found)) {
     std::vector<std::string> differ;
     if (given.memory != found.memory)
@@ -743,6 +749,7 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
   o.strategy = ctl::Strategy::kFirst;
   o.replay = choices;
   o.time_jumps = found.jumps ? 1 : 0;  // (a replay takes the jumps its choices record)
+  o.fair_turns = found.fair ? kFairTurnsPerThread : 0;  // (its forced turns are choices too)
   crash::g_schedule.store(1, std::memory_order_relaxed);
   ExploredSchedule e = entry.explore(shape, o);
   out.print(fmt::format("rwstress explore: replaying a schedule of {} recorded choices on {} ({})",
@@ -806,12 +813,12 @@ std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* 
 }
 
 ReplaySettings replay_settings(const RunConfig::Explore& x) {
-  return {x.memory, x.signals, x.time_jumps > 0};
+  return {x.memory, x.signals, x.time_jumps > 0, x.fair};
 }
 
 std::string replay_settings_text(const ReplaySettings& s) {
   return std::string(memory_name(s.memory)) + (s.signals ? "+signals" : "") +
-         (s.jumps ? "+jumps" : "");
+         (s.jumps ? "+jumps" : "") + (s.fair ? "+fair" : "");
 }
 
 std::string encode_replay(std::uint64_t digest, const ReplaySettings& settings,
@@ -844,11 +851,12 @@ std::string decode_replay(const std::string& code, std::uint64_t* digest,
   for (ExploreMemory m : {ExploreMemory::kSc, ExploreMemory::kC11, ExploreMemory::kTso})
     for (bool sig : {false, true})
       for (bool jumps : {false, true})
-        if (text == replay_settings_text({m, sig, jumps}))
-          *settings = {m, sig, jumps}, known = true;
+        for (bool fair : {false, true})
+          if (text == replay_settings_text({m, sig, jumps, fair}))
+            *settings = {m, sig, jumps, fair}, known = true;
   if (!known)
     return want + " (SETTINGS: sc, c11 or tso, +signals where signals were on, +jumps where "
-                  "time could jump)";
+                  "time could jump, +fair where schedules were fair)";
   choices->clear();
   std::stringstream tokens(code.substr(second + 1));
   for (std::string tok; std::getline(tokens, tok, '.');) {
@@ -932,6 +940,14 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     out.print(fmt::format("rwstress explore: {} ({}), {}{}, at most {}, seed {:#x}",
                           meta->name, shape_text(shape), strategy_text(cfg.explore),
                           std::string(cfg.explore.signals ? ", fatal signals (at spurious wake-ups and signal checks)" : "") +
+                              (cfg.explore.fair
+                                   ? fmt::format(", fair (every runnable thread runs within {} "
+                                                 "steps{})",
+                                                 kFairTurnsPerThread * shape.scenario.threads(),
+                                                 meta->fairness == Fairness::kHandoff
+                                                     ? "; hand-off waits judged"
+                                                     : "")
+                                   : std::string()) +
                               (cfg.explore.memory != ExploreMemory::kSc
                                    ? fmt::format(", memory model {}", memory_name(cfg.explore.memory))
                                    : ""),
@@ -1089,6 +1105,7 @@ std::string explore_command(const RunConfig& cfg, const LockMeta& meta) {
   if (x.spurious_wakes >= 0) budgets += fmt::format(" --spurious-wakes {}", x.spurious_wakes);
   if (x.expiries >= 0) budgets += fmt::format(" --expiries {}", x.expiries);
   if (x.time_jumps > 0) budgets += fmt::format(" --time-jumps {}", x.time_jumps);
+  if (x.fair) budgets += " --fair";
   return fmt::format("{} --strategy {} --schedules {}{} --seed {:#x}",
                      replay_flags(meta, shape_of(cfg, meta), x), strategy_text(x), x.schedules,
                      budgets, cfg.seed);

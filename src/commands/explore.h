@@ -46,10 +46,13 @@ struct ReplaySettings {
   ExploreMemory memory = ExploreMemory::kSc;
   bool signals = false;
   bool jumps = false;
+  // Fair within a bound (--fair): the schedule's forced turns are in its
+  // choices, but whether a hand-off lock's waiters are judged is not.
+  bool fair = false;
   bool operator==(const ReplaySettings&) const = default;
 };
 ReplaySettings replay_settings(const RunConfig::Explore& x);
-std::string replay_settings_text(const ReplaySettings& s);  // "sc", "c11+signals+jumps"
+std::string replay_settings_text(const ReplaySettings& s);  // "sc", "c11+signals+jumps+fair"
 
 // A schedule's choices as the replay code "DIGEST:SETTINGS:T[xN].T[xN]..."
 // (the trace digest, the settings, the thread of each step run-length

@@ -522,13 +522,20 @@ struct PortfolioEntry {
 // reads; every one under a memory model, c11 (a missing ACQUIRE or
 // RELEASE) or tso (x86's store buffer); and a bounded exhaustive search of
 // the 3-thread shape. Sampling searches take their spurious wake-ups and
-// need_resched() ticks by default (explore's budgets of 2 each).
+// need_resched() ticks by default (explore's budgets of 2 each). The
+// hand-off locks (rwsem.c, mutex.c) get two starvation searches last:
+// fair schedules (explore --fair) of 16 operations a thread, random and
+// PCT, where a waiter the lock owes the hand-off and overtaken without
+// end is STARVED.
 std::vector<PortfolioEntry> explore_portfolio(std::string_view suffix) {
   const bool killable = suffix == "rwsem" || suffix == "semaphore" ||
                         suffix.find("mutex") != std::string_view::npos;
   const bool clocks = suffix == "rwsem" || suffix == "semaphore";
   const bool rw = suffix.find("rwsem") != std::string_view::npos || suffix == "qrwlock";
   const bool sem = suffix == "semaphore";
+  // The glue declares these two hand-off locks (their waits are judged
+  // under --fair: explore_run.h handoff_overtaken).
+  const bool handoff = suffix == "rwsem" || suffix == "mutex";
   std::vector<PortfolioEntry> entries;
   // One search: its shape (readers and writers of a rwlock, else
   // `writers` threads, a semaphore's count), strategy, operations, model
@@ -579,6 +586,25 @@ std::vector<PortfolioEntry> explore_portfolio(std::string_view suffix) {
     add(0, 4, 1, "pct:depth=3", 2, "tso", false, false);
     add(0, 3, 1, "pct:depth=5", 2, "c11", true, false);
     add(0, 3, 1, "exhaustive:preemptions=2", 2, "c11", false, false);
+  }
+  // Starvation: fair schedules, long enough for the others to come back
+  // many times while one waits (no memory model: a wait's length is not
+  // an ordering question; time jumps let rwsem.c's 4 jiffies pass).
+  const auto fair = [&] {
+    entries.back().args.push_back("--fair");
+    entries.back().label += " fair";
+  };
+  if (handoff && rw) {
+    add(2, 1, 0, "random", 16, "sc", false, true), fair();
+    add(1, 2, 0, "pct:depth=3", 16, "sc", false, true), fair();
+  } else if (handoff) {
+    // mutex.c's top waiter asks for the hand-off as soon as it is woken
+    // and beaten, and it reads no clock: owed from its first wait.
+    const auto at_once = [&] {
+      entries.back().args.insert(entries.back().args.end(), {"--handoff-after", "0"});
+    };
+    add(0, 3, 1, "random", 16, "sc", false, false), fair(), at_once();
+    add(0, 3, 1, "pct:depth=3", 16, "sc", false, false), fair(), at_once();
   }
   return entries;
 }

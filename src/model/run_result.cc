@@ -59,6 +59,7 @@ const char* violation_kind_name(ViolationKind k) {
     case ViolationKind::kNotIdle: return "not-idle";
     case ViolationKind::kPreference: return "preference";
     case ViolationKind::kSpinBound: return "spin-bound";
+    case ViolationKind::kHandoffStarved: return "handoff-starved";
   }
   return "?";
 }

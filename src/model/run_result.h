@@ -44,8 +44,9 @@ enum class ViolationKind {
   kNotIdle,          // a field of the lock not back at rest after every thread left
   kPreference,       // an admission the lock's fairness class forbids
   kSpinBound,        // a spinner took a turn past the bound its lock declared
+  kHandoffStarved,   // explore --fair: a hand-off lock's waiter overtaken past the bound (STARVED)
 };
-inline constexpr int kViolationKindCount = 14;
+inline constexpr int kViolationKindCount = 15;
 const char* violation_kind_name(ViolationKind k);
 inline std::ostream& operator<<(std::ostream& os, ViolationKind k) {
   return os << violation_kind_name(k);

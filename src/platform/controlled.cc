@@ -64,6 +64,8 @@ struct Run {
     stale_left = o.stale_reads;
     times_away.assign(std::size_t(n), 0);
     times_expired.assign(std::size_t(n), 0);
+    times_slept.assign(std::size_t(n), 0);
+    ready_from.assign(std::size_t(n), 0);
     spurious_left = o.spurious_wakes;
     expiry_left = o.expiries;
     at.assign(std::size_t(n), "start");
@@ -115,6 +117,8 @@ struct Run {
   std::vector<bool> gone;             // set_away(): away now
   std::vector<int> times_away;        // set_away(true) calls
   std::vector<int> times_expired;     // timed waits ended by their timeout
+  std::vector<int> times_slept;       // futex waits that blocked
+  std::vector<std::uint64_t> ready_from;  // the step it last ran or was woken at (fair_turns)
   int spurious_left = 0;
   int expiry_left = 0;  // timeouts a sampled schedule may still make expire
   std::vector<bool> checking;    // at a signal check (signal_check())
@@ -155,6 +159,7 @@ struct Run {
 
   void unblock(std::size_t u) {
     state[u] = State::kRunnable;
+    ready_from[u] = steps;
     blocked_on[u] = nullptr;
     blocked_until[u] = 0;
   }
@@ -187,6 +192,7 @@ struct Run {
   int choose(int me) {
     signalled = false;
     const int next = choose_thread(me);
+    if (next >= 0) ready_from[std::size_t(next)] = steps;
     const bool sampling = options.replay.empty() && options.strategy != Strategy::kFirst;
     if (next >= 0 && sampling && signal_left > 0 && checking[std::size_t(next)] &&
         rng() % 4 == 0) {
@@ -275,6 +281,17 @@ struct Run {
       return wake_chosen(pick_bit(d.sleeping));
     }
     if (fair) return in_turn();
+    if (options.fair_turns > 0) {  // the longest kept from running, once past the bound
+      const std::uint64_t bound = std::uint64_t(options.fair_turns) * std::uint64_t(n);
+      int due = -1;
+      for (int i : pool) {
+        const std::uint64_t from = ready_from[std::size_t(i)];
+        if (steps - from >= bound &&
+            (due < 0 || from < ready_from[std::size_t(due)]))
+          due = i;
+      }
+      if (due >= 0) return due;
+    }
     switch (options.strategy) {
       case Strategy::kRandom:
         return pool[rng() % pool.size()];
@@ -526,6 +543,15 @@ int times_expired(int i) {
   std::lock_guard lock(r->mutex);
   return r->times_expired[std::size_t(i)];
 }
+
+int times_slept(int i) {
+  Run* r = tl_run;
+  if (!r || i < 0 || i >= r->n) return 0;
+  std::lock_guard lock(r->mutex);
+  return r->times_slept[std::size_t(i)];
+}
+
+bool judges_fairness() { return tl_run && tl_run->options.fair_turns > 0; }
 
 bool signals() { return tl_run && tl_run->options.signals; }
 
@@ -853,6 +879,7 @@ void wait_on(const std::atomic<std::uint32_t>* word, std::uint32_t expected,
   r->state[u] = State::kBlocked;
   r->blocked_on[u] = word;
   r->blocked_since[u] = ++r->waits;
+  ++r->times_slept[u];
   r->blocked_until[u] = timed ? r->now() + deadline_from_now : 0;
   r->step(lock, me, "woken", word);
 }

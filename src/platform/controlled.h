@@ -101,6 +101,14 @@ struct Options {
   // livelock at max_steps is one under every fair scheduler, never a
   // thread a strategy kept from running.
   std::uint64_t fair_from() const { return max_steps / 8; }
+  // random and pct (explore --fair): a runnable thread that has not run
+  // for fair_turns steps per thread of the run (since it last ran or was
+  // woken) runs next, the longest waiting first, so that every schedule
+  // is fair within that bound while the strategy still chooses everything
+  // else. The harness judges a hand-off lock's waiters for starvation
+  // only in such schedules (fair_turns > 0; a replay of one sets it too,
+  // and its choices already hold every forced turn). 0: off.
+  int fair_turns = 0;
   // Every runnable thread spinning, this many steps in a row with no write
   // by anyone (a spinner's own loads do not count): a livelock, said early.
   std::uint64_t spin_bound = 5'000;
@@ -281,6 +289,11 @@ void signalled();
 // or the clock passing the deadline): a waiter whose time ran out gave up
 // its place in the lock.
 int times_expired(int i);
+// How many times thread i went to sleep (a futex wait that blocked).
+int times_slept(int i);
+// Whether the caller's run is fair within a bound (Options::fair_turns),
+// so that a waiter overtaken without end is starved, not unscheduled.
+bool judges_fairness();
 // Whether the caller's run delivers fatal signals (Options::signals).
 bool signals();
 // Whether the calling thread's last futex wait ended in a spurious wake-up

@@ -29,12 +29,19 @@
 
 namespace rwstress {
 
+// explore --fair: a runnable thread runs within this many steps per
+// thread of the run (controlled::Options::fair_turns).
+inline constexpr int kFairTurnsPerThread = 2;
+
 // The shape of an explored run.
 struct ExploreShape {
   Scenario scenario;  // family, readers/writers (threads), count, tuning
   int ops = 2;        // operations per thread
   // The lock's declared class: its admission rule is checked (preference).
   Fairness fairness = Fairness::kUnfair;
+  // A hand-off lock's waiter is owed the hand-off once it has waited this
+  // long of the run's clock (explore --handoff-after; handoff_overtaken).
+  std::uint64_t handoff_after_ns = 8'000'000;
 };
 
 // One schedule and what the checkers made of it.
@@ -106,6 +113,18 @@ struct Shared {
   std::vector<int> asking = std::vector<int>(64, 0);
   std::vector<std::vector<Waiter>> must_not_pass = std::vector<std::vector<Waiter>>(64);
   int writers_in = 0;  // rwlock: writers holding (a write phase), for the phase-fair rule
+  // The hand-off check (explore --fair): each thread's acquisition in
+  // progress as a waiter the lock owes a hand-off (handoff_overtaken).
+  struct HandoffWait {
+    std::uint64_t call = 0;
+    int slept = 0;  // its times_slept() when it asked: it waits once that grows
+    int away = 0;
+    int expired = 0;
+    std::uint64_t since_ns = 0;  // the run's clock at the first admission seen while it slept; 0: none
+    int overtaken = 0;           // admissions of others since it waited past handoff_after_ns
+  };
+  std::vector<HandoffWait> handoff = std::vector<HandoffWait>(64);
+  bool starved = false;  // reported once a schedule
   // --memory c11: the protected data as the memory model sees it (a word
   // of its own): every exclusive hold stores to it, and every holder, once
   // in, must have the last such store in its view (ordered_entry).
@@ -151,10 +170,66 @@ void ordered_entry(Shared<Lock>& s, int i, const char* holder, bool exclusive) {
 // whose timed wait ran out meanwhile (it gave up its place, even if its
 // call has not returned yet), is not waited for.
 
+// A hand-off lock (Fairness::kHandoff) lets newcomers steal, but owes a
+// waiter that has waited past its bound the lock next (the kernel's
+// rwsem: 4 jiffies, then HANDOFF; its mutex: a top waiter woken and still
+// beaten asks at once). In a schedule that is fair within a bound
+// (explore --fair: every runnable thread runs within a few steps, so a
+// waiter is never simply kept off the CPU), a waiter asleep in its
+// acquisition that has waited ExploreShape::handoff_after_ns of the run's
+// clock (8 ms by default, twice rwsem's bound: time jumps get there; 0 for
+// mutex.c, whose woken top waiter asks at once) and then sees the others let in
+// more than kHandoffOvertakesPerThread times per thread is STARVED: the
+// hand-off it is owed never came. A waiter killed or timed out meanwhile
+// gave up its place and is not counted, nor is an admission while the
+// waiter is on its way out of its sleep. The bound: linux-rwsem, correct,
+// went past 2 a thread in a few thousand random and PCT schedules with
+// --fair (a waiter queued behind others waits for each of them, and for a
+// steal or two before each asks), never past 3 (docs/explore.md).
+inline constexpr int kHandoffOvertakesPerThread = 4;
+
+template <class Lock>
+void handoff_overtaken(Shared<Lock>& s, const ExploreShape& shape, int admitted_thread) {
+  const int threads = shape.scenario.threads();
+  for (int v = 0; v < threads && !s.starved; ++v) {
+    const std::size_t u = std::size_t(v);
+    auto& h = s.handoff[u];
+    if (v == admitted_thread || s.asking[u] == 0 || h.call != s.calls[u] ||
+        controlled::times_away(v) != h.away || controlled::times_expired(v) != h.expired ||
+        controlled::times_slept(v) == h.slept)
+      continue;
+    const std::uint64_t now = controlled::now_ns();
+    if (h.since_ns == 0) {
+      h.since_ns = std::max<std::uint64_t>(now, 1);
+      continue;
+    }
+    if (now - h.since_ns < shape.handoff_after_ns) continue;
+    // Waiting now as the scheduler sees it: asleep, or at a spin turn. A
+    // waiter woken and on its way (granted the lock by its waker, or about
+    // to ask for the hand-off) is not passed while the others come in.
+    if (!controlled::asleep(v) && !controlled::spinning_in_place(v)) continue;
+    if (++h.overtaken <= kHandoffOvertakesPerThread * threads) continue;
+    s.starved = true;
+    s.violations.report(
+        ViolationKind::kHandoffStarved, v,
+        "waited in its acquisition, asleep, " + std::to_string((now - h.since_ns) / 1000) +
+            " us of the run's clock, and past " + std::to_string(shape.handoff_after_ns / 1000) +
+            " us the others were let in " + std::to_string(h.overtaken) +
+            " times (the bound: " + std::to_string(kHandoffOvertakesPerThread) +
+            " a thread), in a schedule where every runnable thread runs within " +
+            std::to_string(threads * kFairTurnsPerThread) +
+            " steps: the hand-off a hand-off lock owes a waiter past its bound never came "
+            "(thread " + std::to_string(admitted_thread) + " was let in last)");
+  }
+}
+
 template <class Lock>
 void asks(Shared<Lock>& s, const ExploreShape& shape, int i, bool exclusive) {
   const std::size_t u = std::size_t(i);
   ++s.calls[u];
+  if (shape.fairness == Fairness::kHandoff && controlled::judges_fairness())
+    s.handoff[u] = {s.calls[u], controlled::times_slept(i), controlled::times_away(i),
+                    controlled::times_expired(i), 0, 0};
   s.asking[u] = exclusive ? 2 : 1;
   s.must_not_pass[u].clear();
   for (int j = 0; j < shape.scenario.threads(); ++j) {
@@ -175,6 +250,8 @@ template <class Lock>
 void admitted(Shared<Lock>& s, const ExploreShape& shape, int i) {
   const std::size_t u = std::size_t(i);
   s.asking[u] = 0;
+  if (shape.fairness == Fairness::kHandoff && controlled::judges_fairness())
+    handoff_overtaken(s, shape, i);
   for (const auto& w : s.must_not_pass[u]) {
     const std::size_t v = std::size_t(w.thread);
     if (s.asking[v] == 0 || s.calls[v] != w.call || controlled::times_away(w.thread) != w.away ||
@@ -409,7 +486,9 @@ ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::O
   out.violations = std::move(r.first_violations);
   out.violation_count = r.violation_count;
   if (out.violation_count > 0)
-    out.verdict = Verdict::kFail;
+    out.verdict = r.violations_by_kind[int(ViolationKind::kHandoffStarved)] == out.violation_count
+                      ? Verdict::kStarved
+                      : Verdict::kFail;
   else if (out.schedule.outcome == controlled::Outcome::kDeadlock ||
            out.schedule.outcome == controlled::Outcome::kLivelock)
     out.verdict = Verdict::kHang;
