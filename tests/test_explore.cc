@@ -949,11 +949,16 @@ BOOST_AUTO_TEST_CASE(a_hand_off_that_never_comes_is_starved_under_fair_schedules
            {{"explore", "--lock", "linux-rwsem", "--fair", "--strategy", "exhaustive"},
             "its schedules are not fair"},
            {{"explore", "--lock", "linux-rwsem", "--fair", "--replay", code},
-            "whose code says whether it was fair"}}) {
+            "whose code says whether it was fair"},
+           {{"explore", "--lock", "linux-rwsem", "--handoff-after", "0"}, "give --fair with it"},
+           {{"explore", "--lock", "linux-rwsem", "--fair", "--handoff-after", "soon"},
+            "explore --handoff-after: 'soon' is not a duration"}}) {
     CliOutcome o = parse(args);
     BOOST_TEST(o.exit_code == 2, args.back());
     BOOST_TEST(o.output.find(says) != std::string::npos, o.output);
   }
+  BOOST_TEST((parse({"explore", "--lock", "linux-rwsem", "--fair", "--handoff-after", "0"}).action ==
+              CliAction::kExplore));
 }
 
 // Spin bounds under explore: the run's clock moves a microsecond a step,
