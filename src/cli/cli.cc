@@ -565,9 +565,9 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "layer's HZ 1000, far short of a down_timeout's 1 s)");
   explore->add_flag("--fair", cfg.explore.fair,
                     "random and pct: every runnable thread runs within 2 steps per thread (the "
-                    "strategy chooses the rest), and a hand-off lock's waiter that waited 8 ms "
-                    "of the run's clock and is then overtaken more than 4 times per thread is "
-                    "STARVED (give --ops enough for the others to come back)");
+                    "strategy chooses the rest), and a hand-off lock's waiter that waited "
+                    "--handoff-after of the run's clock and is then overtaken more than 4 times "
+                    "per thread is STARVED (give --ops enough for the others to come back)");
   explore->add_option("--handoff-after", raw.explore_handoff_after,
                       "with --fair: how long of the run's clock a hand-off lock's waiter waits "
                       "before the lock owes it the hand-off and overtakes count (default 8ms: "
