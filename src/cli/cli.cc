@@ -816,13 +816,10 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
   auto jump = parse_duration(raw.explore_time_jump, &error, std::chrono::nanoseconds(1));
   if (!jump) return "explore --time-jump: " + error;
   x.time_jump_ns = std::uint64_t(jump->count());
-  if (raw.explore_handoff_after == "0") {  // owed from the first wait (mutex.c)
-    x.handoff_after_ns = 0;
-  } else {
-    auto handoff = parse_duration(raw.explore_handoff_after, &error, std::chrono::nanoseconds(1));
-    if (!handoff) return "explore --handoff-after: " + error;
-    x.handoff_after_ns = std::uint64_t(handoff->count());
-  }
+  // 0: owed from the first wait (mutex.c).
+  auto handoff = parse_duration(raw.explore_handoff_after, &error, std::chrono::nanoseconds(0));
+  if (!handoff) return "explore --handoff-after: " + error;
+  x.handoff_after_ns = std::uint64_t(handoff->count());
   if (!raw.explore_time.empty()) {
     auto budget = parse_duration(raw.explore_time, &error, std::chrono::milliseconds(1));
     if (!budget) return "explore --time: " + error;

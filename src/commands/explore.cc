@@ -96,8 +96,7 @@ std::string replay_flags(const LockMeta& meta, const ExploreShape& shape,
   if (x.time_jump_ns != defaults.time_jump_ns)
     f += " --time-jump " + format_duration(std::chrono::nanoseconds(x.time_jump_ns));
   if (x.handoff_after_ns != defaults.handoff_after_ns)
-    f += " --handoff-after " + (x.handoff_after_ns == 0 ? std::string("0")
-                                : format_duration(std::chrono::nanoseconds(x.handoff_after_ns)));
+    f += " --handoff-after " + format_duration(std::chrono::nanoseconds(x.handoff_after_ns));
   return f + fmt::format(" --ops {}{}{}", shape.ops, x.signals ? " --signals" : "",
                          x.memory != ExploreMemory::kSc
                              ? fmt::format(" --memory {}", memory_name(x.memory))

@@ -151,7 +151,7 @@ struct RunConfig {
     std::uint64_t time_jump_ns = 20'000'000;
     bool signals = false;            // --signals: a spurious wake of a killable sleep kills
     // --fair: schedules fair within a bound (controlled.h
-    // Options::fair_within), and a hand-off lock's waiters judged for
+    // Options::fair_turns), and a hand-off lock's waiters judged for
     // starvation (run/explore_run.h handoff_overtaken); random and pct.
     bool fair = false;
     std::uint64_t handoff_after_ns = 8'000'000;  // --handoff-after (ExploreShape::handoff_after_ns)

@@ -8,7 +8,7 @@
 
 namespace rwstress {
 
-// Positive, at least `shortest`, at most a day. Returns nullopt and sets
+// At least `shortest` (0 lets zero through), at most a day. Returns nullopt and sets
 // *error on anything else.
 std::optional<std::chrono::nanoseconds> parse_duration(
     const std::string& text, std::string* error,

@@ -103,6 +103,9 @@ struct Shared {
   // progress asks for (0 none, 1 shared, 2 exclusive), and the waiters it
   // must not pass (asleep in the lock, or spinning in a lock that queues
   // before it spins, when it asked).
+  // An acquisition in progress as seen at one step (waiter_of): still the
+  // same one while its thread is in that call, was not killed and did not
+  // time out since (still_waiting).
   struct Waiter {
     int thread;
     std::uint64_t call;
@@ -116,10 +119,8 @@ struct Shared {
   // The hand-off check (explore --fair): each thread's acquisition in
   // progress as a waiter the lock owes a hand-off (handoff_overtaken).
   struct HandoffWait {
-    std::uint64_t call = 0;
+    Waiter asked{-1, 0, 0, 0};  // the acquisition, as it asked
     int slept = 0;  // its times_slept() when it asked: it waits once that grows
-    int away = 0;
-    int expired = 0;
     std::uint64_t since_ns = 0;  // the run's clock at the first admission seen while it slept; 0: none
     int overtaken = 0;           // admissions of others since it waited past handoff_after_ns
   };
@@ -170,6 +171,27 @@ void ordered_entry(Shared<Lock>& s, int i, const char* holder, bool exclusive) {
 // whose timed wait ran out meanwhile (it gave up its place, even if its
 // call has not returned yet), is not waited for.
 
+template <class Lock>
+typename Shared<Lock>::Waiter waiter_of(const Shared<Lock>& s, int j) {
+  return {j, s.calls[std::size_t(j)], controlled::times_away(j), controlled::times_expired(j)};
+}
+
+// Whether w's thread is still in that acquisition and has kept its place:
+// a waiter killed meanwhile (explore --signals), or whose timed wait ran
+// out meanwhile (it gave up its place, even if its call has not returned
+// yet), is no longer waiting.
+template <class Lock>
+bool still_waiting(const Shared<Lock>& s, const typename Shared<Lock>::Waiter& w) {
+  const std::size_t v = std::size_t(w.thread);
+  return s.asking[v] != 0 && s.calls[v] == w.call && controlled::times_away(w.thread) == w.away &&
+         controlled::times_expired(w.thread) == w.expired;
+}
+
+// Whether this schedule judges the lock's hand-off waits (handoff_overtaken).
+inline bool judges_handoff(const ExploreShape& shape) {
+  return shape.fairness == Fairness::kHandoff && controlled::judges_fairness();
+}
+
 // A hand-off lock (Fairness::kHandoff) lets newcomers steal, but owes a
 // waiter that has waited past its bound the lock next (the kernel's
 // rwsem: 4 jiffies, then HANDOFF; its mutex: a top waiter woken and still
@@ -191,14 +213,12 @@ inline constexpr int kHandoffOvertakesPerThread = 4;
 template <class Lock>
 void handoff_overtaken(Shared<Lock>& s, const ExploreShape& shape, int admitted_thread) {
   const int threads = shape.scenario.threads();
+  const std::uint64_t now = controlled::now_ns();
   for (int v = 0; v < threads && !s.starved; ++v) {
-    const std::size_t u = std::size_t(v);
-    auto& h = s.handoff[u];
-    if (v == admitted_thread || s.asking[u] == 0 || h.call != s.calls[u] ||
-        controlled::times_away(v) != h.away || controlled::times_expired(v) != h.expired ||
+    auto& h = s.handoff[std::size_t(v)];
+    if (v == admitted_thread || h.asked.thread != v || !still_waiting(s, h.asked) ||
         controlled::times_slept(v) == h.slept)
       continue;
-    const std::uint64_t now = controlled::now_ns();
     if (h.since_ns == 0) {
       h.since_ns = std::max<std::uint64_t>(now, 1);
       continue;
@@ -227,9 +247,7 @@ template <class Lock>
 void asks(Shared<Lock>& s, const ExploreShape& shape, int i, bool exclusive) {
   const std::size_t u = std::size_t(i);
   ++s.calls[u];
-  if (shape.fairness == Fairness::kHandoff && controlled::judges_fairness())
-    s.handoff[u] = {s.calls[u], controlled::times_slept(i), controlled::times_away(i),
-                    controlled::times_expired(i), 0, 0};
+  if (judges_handoff(shape)) s.handoff[u] = {waiter_of(s, i), controlled::times_slept(i), 0, 0};
   s.asking[u] = exclusive ? 2 : 1;
   s.must_not_pass[u].clear();
   for (int j = 0; j < shape.scenario.threads(); ++j) {
@@ -241,8 +259,7 @@ void asks(Shared<Lock>& s, const ExploreShape& shape, int i, bool exclusive) {
     const bool waiting =
         controlled::asleep(j) || (QueuedBeforeSpinning<Lock> && controlled::spinning_in_place(j));
     if (waiting)
-      s.must_not_pass[u].push_back(
-          {j, s.calls[v], controlled::times_away(j), controlled::times_expired(j)});
+      s.must_not_pass[u].push_back(waiter_of(s, j));
   }
 }
 
@@ -250,13 +267,10 @@ template <class Lock>
 void admitted(Shared<Lock>& s, const ExploreShape& shape, int i) {
   const std::size_t u = std::size_t(i);
   s.asking[u] = 0;
-  if (shape.fairness == Fairness::kHandoff && controlled::judges_fairness())
-    handoff_overtaken(s, shape, i);
+  if (judges_handoff(shape)) handoff_overtaken(s, shape, i);
   for (const auto& w : s.must_not_pass[u]) {
+    if (!still_waiting(s, w)) continue;
     const std::size_t v = std::size_t(w.thread);
-    if (s.asking[v] == 0 || s.calls[v] != w.call || controlled::times_away(w.thread) != w.away ||
-        controlled::times_expired(w.thread) != w.expired)
-      continue;
     s.violations.report(ViolationKind::kPreference, i,
                         preference_broken(shape.fairness, shape.scenario.family, i,
                                           holds_exclusively(shape.scenario.family, i >= shape.scenario.readers,
