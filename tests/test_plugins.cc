@@ -133,8 +133,9 @@ BOOST_AUTO_TEST_CASE(a_plugin_lock_not_idle_after_the_run_fails_and_an_abi2_tabl
 
 BOOST_AUTO_TEST_CASE(malformed_plugins_get_one_line_and_exit_2) {
   const std::pair<const char*, const char*> cases[] = {
-      {"bad_abi", "ABI 5 (this rwstress speaks ABI 1 to 4)"},
+      {"bad_abi", "ABI 6 (this rwstress speaks ABI 1 to 5)"},
       {"bad_timeout_in_rwlock", "lock_timeout is for semaphores only"},
+      {"bad_handoff_waiter", "handoff_waiter is for hand-off locks"},
       {"bad_fairness", "fairness 9 is none of"},
       {"bad_flags", "flags 0x80 has bits"},
       {"bad_controlled", "declares RWSTRESS_LOCK_CONTROLLED but does not export"},

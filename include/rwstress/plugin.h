@@ -1,4 +1,4 @@
-/* rwstress plugin ABI, version 4: bring your own lock (docs/plugins.md).
+/* rwstress plugin ABI, version 5: bring your own lock (docs/plugins.md).
  *
  * A plugin is a shared object that exports one symbol, rwstress_plugin_v1,
  * returning a NULL-terminated array of lock ops. rwstress allocates each lock
@@ -23,8 +23,10 @@ extern "C" {
  * flags. 3 added `not_idle`; a plugin built for ABI 1 or 2 keeps loading,
  * and only the trylock check of a free lock runs after a run. 4 added
  * `lock_timeout`; a plugin built for ABI 1 to 3 keeps loading, and its
- * semaphore is run without a timed entry point. */
-#define RWSTRESS_PLUGIN_ABI 4
+ * semaphore is run without a timed entry point. 5 added `handoff_waiter`;
+ * an older table ends before it, and explore judges its hand-off waits by
+ * time alone (explore --fair). */
+#define RWSTRESS_PLUGIN_ABI 5
 
 enum rwstress_family {
     RWSTRESS_FAMILY_RWLOCK    = 1,
@@ -93,6 +95,18 @@ struct rwstress_lock_ops {
      * schedule where the plugin waits through <rwstress/explore.h>'s timed
      * futex_wait (docs/plugins.md). */
     int (*lock_timeout)(void *lock, unsigned long long timeout_ns);
+    /* ABI 5 */
+    /* Optional (NULL), for hand-off locks: the waiter the lock owes the
+     * lock next because it asked for it (the kernel's mutex.c and rwsem.c:
+     * a HANDOFF bit set for their first waiter), as that thread's kernel
+     * thread id (gettid()); 0 when it owes nobody. Read only: explore calls
+     * it between two steps of a schedule, with every thread stopped, so it
+     * must not take a lock, sleep or reach a scheduling point (plain or
+     * __atomic loads of the lock's fields). From the step it names a waiter,
+     * every acquisition by another thread while that waiter still waits is
+     * an overtaking; more than one per thread is STARVED `handoff-starved`
+     * (docs/checkers.md), in any schedule, fair or not. */
+    int (*handoff_waiter)(void *lock);
 };
 
 /* The one symbol a plugin exports: a NULL-terminated array of lock ops. */

@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include <unistd.h>
+
 #include "platform/controlled.h"
 
 namespace rwstress {
@@ -93,6 +95,24 @@ inline std::chrono::steady_clock::time_point lock_clock_peek() noexcept {
     return std::chrono::steady_clock::time_point(std::chrono::nanoseconds(controlled::now_ns()));
   else
     return std::chrono::steady_clock::now();
+}
+
+// A lock word as the harness sees it between two steps (a lock's
+// handoff_waiter(), lock_traits.h ReportsHandoffWaiter): its value now,
+// with no scheduling point, controlled or not.
+template <class Word>
+inline auto lock_word_peek(const Word& word) noexcept {
+  if constexpr (requires { word.raw(); })
+    return word.raw().load(std::memory_order_relaxed);
+  else
+    return word.load(std::memory_order_relaxed);
+}
+
+// The calling thread's kernel thread id, as a lock records it in a waiter
+// it queues (a lock's handoff_waiter() names a waiter by it).
+inline int lock_thread_id() noexcept {
+  static thread_local const int tid = int(gettid());
+  return tid;
 }
 
 // need_resched() for an in-tree spinner that the kernel ends on it (the

@@ -225,6 +225,19 @@ concept HasIdleCheck = requires(const L& l) {
   { l.not_idle() } -> std::convertible_to<const char*>;
 };
 
+// A hand-off lock that says whom it owes the lock (the kernel's HANDOFF bit
+// set for its first waiter): `handoff_waiter()` returns that waiter's
+// kernel thread id, or 0; `reports_handoff()` whether this instance can
+// tell at all. Read between two steps of an explore schedule with every
+// thread stopped: no lock, no sleep, no scheduling point. Explore then
+// counts the acquisitions of others while that waiter waits
+// (explore_run.h, handoff_owed).
+template <class L>
+concept ReportsHandoffWaiter = requires(const L& l) {
+  { l.handoff_waiter() } -> std::convertible_to<int>;
+  { l.reports_handoff() } -> std::convertible_to<bool>;
+};
+
 struct Capabilities {
   bool read_trylock = false;
   bool write_trylock = false;

@@ -383,6 +383,7 @@ struct Run {
   std::size_t step(std::unique_lock<std::mutex>& lock, int me, const char* what,
                    const void* word = nullptr) {
     settle_plain(me);
+    if (options.between_steps) options.between_steps();
     if (state[std::size_t(me)] != State::kBlocked) at[std::size_t(me)] = what;  // asleep: the wait's
     ++steps;
     if (options.strategy == Strategy::kPct)

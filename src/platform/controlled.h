@@ -109,6 +109,12 @@ struct Options {
   // only in such schedules (fair_turns > 0; a replay of one sets it too,
   // and its choices already hold every forced turn). 0: off.
   int fair_turns = 0;
+  // Called at every step with every thread stopped at its point (on the
+  // thread that reached it, before the strategy picks the next): a
+  // harness's look at the lock's state between steps (explore_run.h, the
+  // hand-off a lock says it owes). It must not reach a point, sleep, or
+  // call back into this scheduler. Empty: none.
+  std::function<void()> between_steps;
   // Every runnable thread spinning, this many steps in a row with no write
   // by anyone (a spinner's own loads do not count): a livelock, said early.
   std::uint64_t spin_bound = 5'000;

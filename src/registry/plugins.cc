@@ -164,6 +164,8 @@ std::string check_ops(const rwstress_lock_ops& ops) {
     return "lock_shared, unlock_shared, try_lock_shared and downgrade are for rwlocks only";
   if (timeout_declared(ops) && ops.family != RWSTRESS_FAMILY_SEMAPHORE)
     return "lock_timeout is for semaphores only";
+  if (ops.abi >= 5 && ops.handoff_waiter && ops.fairness != RWSTRESS_FAIRNESS_HANDOFF)
+    return "handoff_waiter is for hand-off locks (fairness RWSTRESS_FAIRNESS_HANDOFF) only";
   // One object, initialised and destroyed, before any run relies on it.
   const long count = ops.family == RWSTRESS_FAMILY_SEMAPHORE ? 1 : 0;
   void* obj = alloc_plugin_object(ops);

@@ -10,6 +10,7 @@
 __attribute__((unused)) static int ok_init(void *l, long c) { (void)l; (void)c; return 0; }
 __attribute__((unused)) static int failing_init(void *l, long c) { (void)l; (void)c; return -22; }
 static void nop(void *l) { (void)l; }
+__attribute__((unused)) static int nobody(void *l) { (void)l; return 0; }
 __attribute__((unused)) static int timed_nop(void *l, unsigned long long ns) {
     (void)l;
     (void)ns;
@@ -74,6 +75,9 @@ __attribute__((unused)) static const struct rwstress_lock_ops ops = {
 #endif
 #ifdef BAD_TIMEOUT_IN_RWLOCK /* lock_timeout is a semaphore's */
     .lock_timeout = timed_nop,
+#endif
+#ifdef BAD_HANDOFF_WAITER /* a hand-off owed by a lock that promises none */
+    .handoff_waiter = nobody,
 #endif
 #ifdef BAD_CONTROLLED /* explorable, it says, but it marks no points */
     .flags = RWSTRESS_LOCK_CONTROLLED,

@@ -65,4 +65,23 @@ static __attribute__((__noinline__, __unused__)) void glue_scribble_stack(void) 
 #define GLUE_NO_WAITERS(lock)                                                    \
   (((lock)->wait_list.next == NULL || list_empty(&(lock)->wait_list)) &&        \
    (lock)->first_waiter == NULL)
+/* The waiter a hand-off lock owes the lock next (the plugin ABI's
+ * handoff_waiter) is found through its first waiter. mutex.c's and
+ * rwsem.c's waiters are their own files' types (kernel/locking/mutex.h,
+ * rwsem.c), and begin { struct list_head list; struct task_struct *task; }
+ * in every series 6.1 .. 7.2: the first is 7.2's first_waiter where set,
+ * else the head of the wait list (NULL: none). Raw loads only: it runs
+ * between two explore steps with every thread stopped, and must not reach
+ * a scheduling point as the layer's atomics and READ_ONCE do. */
+struct glue_waiter_start {
+  struct list_head list;
+  struct task_struct *task;
+};
+#define GLUE_RAW(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+static inline const struct glue_waiter_start *glue_first_waiter(const void *first_waiter,
+                                                                struct list_head *head) {
+  if (first_waiter) return (const struct glue_waiter_start *)first_waiter;
+  struct list_head *next = GLUE_RAW(head->next);
+  return next == NULL || next == head ? NULL : (const struct glue_waiter_start *)next;
+}
 #endif

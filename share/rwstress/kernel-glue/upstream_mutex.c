@@ -14,7 +14,8 @@
  *
  * Declared hand-off: optimistic spinners and newcomers may steal, but a top
  * waiter woken for nothing sets MUTEX_FLAG_HANDOFF and the unlocker hands
- * it the lock, so no wait outlasts the bound (docs/checkers.md). */
+ * it the lock, so no wait outlasts the bound (docs/checkers.md); the glue
+ * tells explore whom the bit is for (handoff_waiter). */
 #include <linux/mutex.h>
 
 #include "glue.h"
@@ -38,6 +39,19 @@ static const char *glue_mutex_not_idle(void *l) {
   return NULL;
 }
 
+/* Whom it owes the lock (the plugin ABI's handoff_waiter): with
+ * MUTEX_FLAG_HANDOFF set in the owner word (mutex.c's 0x02 in every series
+ * 6.1 .. 7.2), the top waiter, which set it, and to which the next unlock
+ * hands the lock. */
+static int glue_mutex_handoff_waiter(void *l) {
+  struct mutex *lock = l;
+  if (!(GLUE_RAW(lock->owner.counter) & 0x02)) return 0;
+  const struct glue_waiter_start *first =
+      glue_first_waiter(GLUE_RAW(lock->first_waiter), &lock->wait_list);
+  const struct task_struct *task = first ? GLUE_RAW(first->task) : NULL;
+  return task ? task->pid : 0;
+}
+
 #if defined(CONFIG_MUTEX_SPIN_ON_OWNER) && !defined(RWSTRESS_KERNEL_NAME_PREFIX)
 #define UPSTREAM_MUTEX_NAME GLUE_NAME("mutex-spin")
 #else
@@ -47,5 +61,6 @@ static const char *glue_mutex_not_idle(void *l) {
 RWSTRESS_KERNEL_MUTEX_OPS(upstream_mutex, UPSTREAM_MUTEX_NAME, struct mutex, glue_mutex_init,
                           glue_mutex_lock, mutex_unlock, mutex_trylock,
                           .fairness = RWSTRESS_FAIRNESS_HANDOFF, .flags = RWSTRESS_LOCK_KILLABLE,
-                          .not_idle = glue_mutex_not_idle);
+                          .not_idle = glue_mutex_not_idle,
+                          .handoff_waiter = glue_mutex_handoff_waiter);
 RWSTRESS_KERNEL_PLUGIN(&upstream_mutex)

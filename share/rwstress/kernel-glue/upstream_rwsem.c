@@ -16,7 +16,8 @@
  *
  * Declared hand-off: readers and writers steal, but a waiter that has
  * waited RWSEM_WAIT_TIMEOUT sets RWSEM_FLAG_HANDOFF and is given the lock
- * once the holders inside leave (docs/checkers.md). */
+ * once the holders inside leave (docs/checkers.md); the glue tells explore
+ * whom the bit is for (handoff_waiter). */
 #include <linux/rwsem.h>
 
 #include "glue.h"
@@ -51,6 +52,29 @@ static const char *glue_rwsem_not_idle(void *l) {
   return NULL;
 }
 
+/* Whom it owes the lock (the plugin ABI's handoff_waiter): with
+ * RWSEM_FLAG_HANDOFF set in the count (1 << 2 in every series 6.1 .. 7.2),
+ * the first waiter, if the bit was set for it (its handoff_set: a bit left
+ * behind by a first waiter that was killed is owed to nobody, and any
+ * writer may clear it). struct rwsem_waiter is rwsem.c's own; its shape in
+ * every series: */
+struct glue_rwsem_waiter {
+  struct glue_waiter_start start;
+  int type;
+  unsigned long timeout;
+  bool handoff_set;
+};
+
+static int glue_rwsem_handoff_waiter(void *l) {
+  struct rw_semaphore *sem = l;
+  if (!(GLUE_RAW(sem->count.counter) & (1L << 2))) return 0;
+  const struct glue_rwsem_waiter *first = (const struct glue_rwsem_waiter *)glue_first_waiter(
+      GLUE_RAW(sem->first_waiter), &sem->wait_list);
+  if (!first || !GLUE_RAW(first->handoff_set)) return 0;
+  const struct task_struct *task = GLUE_RAW(first->start.task);
+  return task ? task->pid : 0;
+}
+
 /* rwstress kernel names it k6.18-rwsem whatever the configuration (its
  * table shows the configuration); the script builds both at once. */
 #if defined(CONFIG_RWSEM_SPIN_ON_OWNER) && !defined(RWSTRESS_KERNEL_NAME_PREFIX)
@@ -63,5 +87,6 @@ RWSTRESS_KERNEL_RWSEM_OPS(upstream_rwsem, UPSTREAM_RWSEM_NAME, struct rw_semapho
                           glue_down_read, up_read, glue_down_write, up_write, down_read_trylock,
                           down_write_trylock, downgrade_write,
                           .fairness = RWSTRESS_FAIRNESS_HANDOFF, .flags = RWSTRESS_LOCK_KILLABLE,
-                          .not_idle = glue_rwsem_not_idle);
+                          .not_idle = glue_rwsem_not_idle,
+                          .handoff_waiter = glue_rwsem_handoff_waiter);
 RWSTRESS_KERNEL_PLUGIN(&upstream_rwsem)

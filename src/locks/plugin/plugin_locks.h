@@ -66,6 +66,12 @@ class PluginObject {
     return idle_text_.c_str();
   }
 
+  // The hand-off waiter report (lock_traits.h, ReportsHandoffWaiter) where
+  // the plugin has one (ABI 5, handoff_waiter): the kernel thread id of the
+  // waiter the lock owes the lock next, 0 for none.
+  bool reports_handoff() const noexcept { return ops_->abi >= 5 && ops_->handoff_waiter; }
+  int handoff_waiter() const noexcept { return reports_handoff() ? ops_->handoff_waiter(obj_) : 0; }
+
  protected:
   const rwstress_lock_ops* ops_;
   void* obj_;
@@ -84,6 +90,8 @@ class PluginRwlock : PluginObject {
   PluginRwlock(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
   using PluginObject::object;
   using PluginObject::not_idle;
+  using PluginObject::handoff_waiter;
+  using PluginObject::reports_handoff;
   using PluginObject::object_size;
   void down_read() noexcept { ops_->lock_shared(obj_); }
   void up_read() noexcept { ops_->unlock_shared(obj_); }
@@ -112,6 +120,8 @@ class PluginMutex : PluginObject {
   PluginMutex(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
   using PluginObject::object;
   using PluginObject::not_idle;
+  using PluginObject::handoff_waiter;
+  using PluginObject::reports_handoff;
   using PluginObject::object_size;
   void lock() noexcept { ops_->lock(obj_); }
   void unlock() noexcept { ops_->unlock(obj_); }
@@ -128,6 +138,8 @@ class PluginSemaphore : PluginObject {
   PluginSemaphore(const rwstress_lock_ops* ops, long count) noexcept : PluginObject(ops, count) {}
   using PluginObject::object;
   using PluginObject::not_idle;
+  using PluginObject::handoff_waiter;
+  using PluginObject::reports_handoff;
   using PluginObject::object_size;
   void down() noexcept { ops_->lock(obj_); }
   void up() noexcept { ops_->unlock(obj_); }

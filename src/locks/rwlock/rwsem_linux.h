@@ -55,6 +55,7 @@ struct LinuxRwsemWaiter : RwsemWaiter {
   using RwsemWaiter::RwsemWaiter;
   std::chrono::steady_clock::time_point timeout;
   bool handoff_set = false;
+  int tid = lock_thread_id();  // handoff_waiter() names it
 };
 
 // The busted zoo's variants of this lock (busted_rwlocks.h).
@@ -150,6 +151,16 @@ class LinuxRwsem {
     if (!list_.empty()) return "the wait list is not empty";
     if (wait_lock_.is_locked()) return "wait_lock is held";
     return nullptr;
+  }
+
+  // Whom it owes the lock (lock_traits.h, ReportsHandoffWaiter): with
+  // HANDOFF set for the first waiter (its handoff_set), that waiter's
+  // thread id; read raw, between two steps of an explore schedule.
+  bool reports_handoff() const noexcept { return true; }
+  int handoff_waiter() const noexcept {
+    if (!(lock_word_peek(count_) & kHandoff)) return 0;
+    const auto* first = static_cast<const LinuxRwsemWaiter*>(list_.front());
+    return first && first->handoff_set ? first->tid : 0;
   }
 
  private:

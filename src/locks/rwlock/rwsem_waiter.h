@@ -41,6 +41,7 @@ class RwsemWaitList {
 
   bool empty() const noexcept { return head_.next == &head_; }
   RwsemWaiter* front() noexcept { return empty() ? nullptr : head_.next; }
+  const RwsemWaiter* front() const noexcept { return empty() ? nullptr : head_.next; }
   RwsemWaiter* next_of(RwsemWaiter* w) noexcept { return w->next == &head_ ? nullptr : w->next; }
 
   void push_back(RwsemWaiter* w) noexcept {
