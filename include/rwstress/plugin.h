@@ -103,8 +103,9 @@ struct rwstress_lock_ops {
      * it between two steps of a schedule, with every thread stopped, so it
      * must not take a lock, sleep or reach a scheduling point (plain or
      * __atomic loads of the lock's fields). From the step it names a waiter,
-     * every acquisition by another thread while that waiter still waits is
-     * an overtaking; more than one per thread is STARVED `handoff-starved`
+     * every acquisition by a newcomer (a thread that asked after that step;
+     * two readers excepted) while that waiter still waits is an overtaking;
+     * more than one per thread is STARVED `handoff-starved`
      * (docs/checkers.md), in any schedule, fair or not. */
     int (*handoff_waiter)(void *lock);
 };

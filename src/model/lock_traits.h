@@ -230,8 +230,8 @@ concept HasIdleCheck = requires(const L& l) {
 // kernel thread id, or 0; `reports_handoff()` whether this instance can
 // tell at all. Read between two steps of an explore schedule with every
 // thread stopped: no lock, no sleep, no scheduling point. Explore then
-// counts the acquisitions of others while that waiter waits
-// (explore_run.h, handoff_owed).
+// counts the newcomers let in while that waiter waits (explore_run.h,
+// handoff_owed).
 template <class L>
 concept ReportsHandoffWaiter = requires(const L& l) {
   { l.handoff_waiter() } -> std::convertible_to<int>;
