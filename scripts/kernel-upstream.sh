@@ -49,6 +49,21 @@ build() {
   fi
 }
 
+# rwsem.c SRC with readers that steal the lock past HANDOFF and past other
+# readers put back (the starvation "locking/rwsem: Prevent potential lock
+# starvation" ended in 2019), written to DST; one line naming NAME and a
+# failure where the file no longer has the shape both edits need.
+plant_reader_steal() {
+  local src=$1 dst=$2 name=$3
+  sed -e 's/^\t    (rcnt > 1) \&\& !(count \& RWSEM_WRITER_LOCKED))$/\t    (rcnt > 1) \&\& 0)/' \
+      -e 's/^\tif (!(count \& (RWSEM_WRITER_LOCKED | RWSEM_FLAG_HANDOFF))) {$/\tif (!(count \& RWSEM_WRITER_LOCKED)) {/' \
+    "$src" >"$dst"
+  if [ "$(diff "$src" "$dst" | grep -c '^>')" != 2 ]; then
+    echo "kernel-upstream: $name: rwsem's reader lock stealing has a new shape; the check cannot plant its bug"
+    return 1
+  fi
+}
+
 check_tree() {
   local tree=$1 name locking major minor sub code
   name=$(basename "$tree")
@@ -167,14 +182,7 @@ explore_tree() {
   # readers that steal past HANDOFF put back (the 2019 starvation), PCT
   # without --fair must see a newcomer let past the waiter it names.
   mkdir -p "$out/steal"
-  sed -e 's/^\t    (rcnt > 1) \&\& !(count \& RWSEM_WRITER_LOCKED))$/\t    (rcnt > 1) \&\& 0)/' \
-      -e 's/^\tif (!(count \& (RWSEM_WRITER_LOCKED | RWSEM_FLAG_HANDOFF))) {$/\tif (!(count \& RWSEM_WRITER_LOCKED)) {/' \
-    "$locking/rwsem.c" >"$out/steal/rwsem.c"
-  if [ "$(diff "$locking/rwsem.c" "$out/steal/rwsem.c" | grep -c '^>')" != 2 ]; then
-    echo "kernel-upstream: $name: rwsem's reader lock stealing has a new shape; the hand-off check cannot plant its bug"
-    failed=1
-    return
-  fi
+  plant_reader_steal "$locking/rwsem.c" "$out/steal/rwsem.c" "$name" || { failed=1; return; }
   build "$tree" "$out/x-rwsem-steal.so" "rwsem.c with readers stealing past HANDOFF (explore build)" \
     "${x[@]}" -DCONFIG_RWSEM_SPIN_ON_OWNER=1 -I"$locking" "$out/steal/rwsem.c" "$locking/osq_lock.c" \
     "$glue/upstream_rwsem.c" || { failed=1; return; }
@@ -261,18 +269,11 @@ check_command() {
     >"$out/pt/b/kernel/locking/rwsem.c"
   planted "$out/pt" kernel/locking/rwsem.c "$out/bug.patch" rwsem_read_trylock "$tree" || return
   expect 1 "a reader-admission bug put back" --source "$tree" --patch "$out/bug.patch" || return
-  # Readers that steal the lock past HANDOFF and past other readers (the
-  # starvation "locking/rwsem: Prevent potential lock starvation" ended in
-  # 2019): safe, so only the hand-off promise catches it, STARVED (5).
-  sed -e 's/^\t    (rcnt > 1) \&\& !(count \& RWSEM_WRITER_LOCKED))$/\t    (rcnt > 1) \&\& 0)/' \
-      -e 's/^\tif (!(count \& (RWSEM_WRITER_LOCKED | RWSEM_FLAG_HANDOFF))) {$/\tif (!(count \& RWSEM_WRITER_LOCKED)) {/' \
-    "$tree/kernel/locking/rwsem.c" >"$out/pt/b/kernel/locking/rwsem.c"
+  # Readers that steal the lock past HANDOFF and past other readers: safe,
+  # so only the hand-off promise catches it, STARVED (5).
+  plant_reader_steal "$tree/kernel/locking/rwsem.c" "$out/pt/b/kernel/locking/rwsem.c" \
+    "$(basename "$tree")" || { failed=1; return; }
   (cd "$out/pt" && diff -u a/kernel/locking/rwsem.c b/kernel/locking/rwsem.c >"$out/steal.patch") || true
-  if [ "$(grep -c '^+\s' "$out/steal.patch")" != 2 ]; then
-    echo "kernel-upstream: $(basename "$tree"): rwsem's reader lock stealing has a new shape; the check cannot plant its bug"
-    failed=1
-    return
-  fi
   # A run on a machine busy with other programs (meson runs tests two at a
   # time) is reported but not judged, and passes: up to three tries.
   local try

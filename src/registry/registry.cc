@@ -1,8 +1,11 @@
 #include "registry/registry.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <deque>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "registry/builtin.h"
 

@@ -19,8 +19,6 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "locks/hooks.h"
 #include "model/lock_traits.h"
 #include "model/run_result.h"
@@ -570,7 +568,7 @@ ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::O
     run_options.between_steps = [s, n = shape.scenario.threads()] { note_handoff_owed(*s, n); };
   out.schedule = controlled::run(shape.scenario.threads(), run_options, [s, sh](int i) {
     tl_worker_index = i;
-    s->tids[std::size_t(i)] = int(gettid());
+    s->tids[std::size_t(i)] = lock_thread_id();  // as the lock names its waiters
     if constexpr (RwLock<Lock>)
       rw_thread(*s, *sh, i);
     else if constexpr (CountingSemaphore<Lock>)
