@@ -717,6 +717,63 @@ BOOST_AUTO_TEST_CASE(explore_time_and_outcome_say_how_far_a_search_got) {
   std::filesystem::remove_all(dir, ec);
 }
 
+// explore --jobs and --shard split one search: an exhaustive search's
+// shards together run exactly the schedules of the whole (each shard's
+// outcome counts its own; side by side, the same total and verdict); a
+// sampled failure found side by side is the same from run to run (the
+// lowest-numbered of the shards' is kept) and its replay line fails; a
+// malformed --shard, or either with --replay, is one line and exit 2.
+BOOST_AUTO_TEST_CASE(explore_jobs_and_shards_split_a_search_without_losing_a_schedule) {
+  char dir_template[] = "/tmp/rwstress_shards_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string search =
+      "explore --lock linux-rwsem --readers 2 --writers 1 --strategy exhaustive:preemptions=2 "
+      "--schedules 1000000 ";
+  const auto schedules = [&](const std::string& more) {
+    test::ProcessResult r = test::run_rwstress(search + more + " --outcome " + dir + "/o.json");
+    BOOST_TEST(r.exit_code == 0, more << ": " << r.out << r.err);
+    const nlohmann::json doc = nlohmann::json::parse(test::slurp(dir + "/o.json"));
+    BOOST_TEST(doc["runs"][0]["complete"].get<bool>(), more);
+    return doc["runs"][0]["schedules"].get<std::uint64_t>();
+  };
+  const std::uint64_t whole = schedules("");
+  BOOST_TEST(whole > 1000u);
+  BOOST_TEST(schedules("--jobs 2") == whole);
+  BOOST_TEST(schedules("--jobs 3") == whole);
+  const std::uint64_t first = schedules("--shard 0/2"), second = schedules("--shard 1/2");
+  BOOST_TEST(first + second == whole);
+  BOOST_TEST(first > whole / 4);
+  BOOST_TEST(second > whole / 4);
+
+  const std::string racy = "explore --lock busted-racy-readers --readers 2 --writers 1 --no-shrink "
+                           "--replays 2 ";
+  test::ProcessResult sides = test::run_rwstress(racy + "--jobs 2");
+  test::ProcessResult again_sides = test::run_rwstress(racy + "--jobs 2");
+  BOOST_TEST(sides.exit_code == 1, sides.out << sides.err);
+  const auto found_line = [](const std::string& out) {
+    const std::size_t at = out.find(": FAIL at schedule ");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find(';', at) - at);
+  };
+  BOOST_TEST(!found_line(sides.out).empty(), sides.out);
+  BOOST_TEST(found_line(again_sides.out) == found_line(sides.out), again_sides.out);
+  const std::size_t replay = sides.out.find("replay: rwstress ");
+  BOOST_REQUIRE(replay != std::string::npos);
+  const std::string line = sides.out.substr(replay + 17, sides.out.find('\n', replay) - replay - 17);
+  test::ProcessResult again = test::run_rwstress(line);
+  BOOST_TEST(again.exit_code == 1, line << ": " << again.out << again.err);
+
+  for (const char* bad : {"--shard 2/2", "--shard 1", "--shard x/4", "--jobs -1"}) {
+    test::ProcessResult r = test::run_rwstress("explore --lock ticket --threads 2 " + std::string(bad));
+    BOOST_TEST(r.exit_code == 2, bad << ": " << r.out << r.err);
+    BOOST_TEST(lines_in(r.err) == 1u, bad << ": " << r.err);
+  }
+  test::ProcessResult both = test::run_rwstress(line + " --jobs 2");
+  BOOST_TEST(both.exit_code == 2, both.out << both.err);
+  BOOST_TEST(both.err.find("--jobs does nothing with --replay") != std::string::npos, both.err);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
 // rwstress kernel takes a patch as untrusted input: every path it names
 // (both sides, renames, copies, -p1 applied) must be a regular file under
 // kernel/locking/, checked before anything is applied (one line, exit 2,

@@ -121,6 +121,17 @@ int allowed_cpu_count() {
   return std::max(n, 1);
 }
 
+// "i/N" with 0 <= i < N (a --shard): false when it is not.
+bool parse_shard(const std::string& text, int* index, int* count) {
+  unsigned i = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i >= n || n > 1000000)
+    return false;
+  *index = int(i);
+  *count = int(n);
+  return true;
+}
+
 // Below this, sampling gaps and time slices alone look like a hang.
 constexpr std::chrono::nanoseconds kShortestWatchdog = std::chrono::milliseconds(100);
 // Work under this many loop turns is far below any allowed watchdog on any
@@ -328,6 +339,7 @@ struct RawOptions {
   std::string explore_time_jump = "20ms";
   std::string explore_handoff_after = "8ms";
   bool explore_no_shrink = false;
+  std::string explore_shard;
   CLI::App* explore = nullptr;
 };
 
@@ -599,6 +611,13 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
       ->check(CLI::Range(0, 1000));
   explore->add_flag("--no-shrink", raw.explore_no_shrink,
                     "report the first failing schedule as found, not shrunk to fewer preemptions");
+  explore->add_option("--jobs", cfg.explore.jobs,
+                      "split the search among N processes side by side, the first failure "
+                      "stopping the rest (default 1; 0: one per CPU this process may use)")
+      ->check(CLI::Range(0, 1024));
+  explore->add_option("--shard", raw.explore_shard,
+                      "i/N: this machine's share of a search split among N (sampling: the "
+                      "schedules k with k mod N == i; exhaustive: every N-th subtree)");
   CLI::App* fuzz = raw.fuzz = app.add_subcommand(
       "fuzz", "a campaign of random trials, each in a child process; failures grouped into findings");
   fuzz->fallthrough();
@@ -829,6 +848,15 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
     if (std::string why = check_report_path(x.outcome_path); !why.empty())
       return "explore --outcome: " + why;
   x.shrink = !raw.explore_no_shrink;
+  if (ex.count("--shard") > 0) {
+    if (!parse_shard(raw.explore_shard, &x.shard_index, &x.shard_count))
+      return "explore --shard " + raw.explore_shard + ": want i/N with 0 <= i < N, like 0/4";
+  }
+  if (x.jobs == 0) x.jobs = allowed_cpu_count();
+  if (ex.count("--replay") > 0 && (ex.count("--jobs") > 0 || ex.count("--shard") > 0))
+    return fmt::format("explore {} does nothing with --replay: a replay runs the one recorded "
+                       "schedule",
+                       ex.count("--jobs") > 0 ? "--jobs" : "--shard");
   if (app.count("--seed") == 0) cfg.seed = 0;  // the same command, the same schedules
   // A spinner's turns are steps here: spin a few before sleeping, unless told.
   if (app.count("--spin-limit") == 0) cfg.tuning.spin_limit = kExploreSpinLimit;
@@ -1088,13 +1116,8 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     if (!trial) return usage_error("fuzz --trial-time: " + error);
     cfg.fuzz.trial_time = *trial;
     if (!raw.fuzz_shard.empty()) {
-      unsigned i = 0, n = 0;
-      char tail = 0;
-      if (std::sscanf(raw.fuzz_shard.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i >= n ||
-          n > 1000000)
+      if (!parse_shard(raw.fuzz_shard, &cfg.fuzz.shard_index, &cfg.fuzz.shard_count))
         return usage_error("fuzz --shard " + raw.fuzz_shard + ": want i/N with 0 <= i < N, like 0/4");
-      cfg.fuzz.shard_index = int(i);
-      cfg.fuzz.shard_count = int(n);
     }
     if (raw.fuzz_shrink_time == "0") {
       cfg.fuzz.shrink_time = std::chrono::nanoseconds::zero();

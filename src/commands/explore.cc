@@ -3,12 +3,18 @@
 #include "commands/explore.h"
 
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstdio>
+#include <limits>
+#include <new>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -30,6 +36,10 @@ namespace {
 
 namespace ctl = controlled;
 using Clock = std::chrono::steady_clock;
+
+// A split exhaustive search's subtrees start at its first this many
+// decisions (explore.cc exhaust).
+constexpr std::size_t kSplitDepth = 12;
 
 // Shrinking tries this many bounded schedules per preemption count.
 inline constexpr int kShrinkTries = 300;
@@ -258,6 +268,20 @@ struct Search {
   std::optional<Clock::time_point> deadline;
   bool out_of_time = false;
   int bound_done = -1;  // exhaustive: the largest bound whose every schedule ran
+  // A shard of a split search (--jobs, --shard): the schedules it ran
+  // that another shard ran too (sampling: the first, unpreempted one;
+  // exhaustive: the first schedule of every subtree split off above the
+  // split depth), left out of the split search's count; and, under
+  // --jobs, the word every shard's failure lowers (sampling: its
+  // schedule's index; exhaustive: its bound) and every shard reads: a
+  // sampling shard stops past it, an exhaustive one at or past its bound.
+  std::uint64_t shared = 0;
+  std::uint64_t shared_at_bound = 0;
+  int bound = 0;  // exhaustive: the bound being searched
+  std::atomic<std::uint64_t>* stop = nullptr;
+  bool stopped_at(std::uint64_t key) const {
+    return stop != nullptr && stop->load(std::memory_order_relaxed) < key;
+  }
   // Whether the search may go on: schedules left, no signal, time left.
   bool go_on(const RunConfig& cfg) {
     if (schedules >= cfg.explore.schedules || interrupt_signal() != 0) return false;
@@ -363,9 +387,11 @@ void arm(const std::string& what, const std::string& replay_prefix, const std::s
 
 }  // namespace crash
 
+// `number`: the schedule's number in the whole search, as a crash says it
+// (0: the count run so far, plus one).
 ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape& shape,
-                              const ctl::Options& o, Search& search) {
-  crash::g_schedule.store(search.schedules + 1, std::memory_order_relaxed);
+                              const ctl::Options& o, Search& search, std::uint64_t number = 0) {
+  crash::g_schedule.store(number > 0 ? number : search.schedules + 1, std::memory_order_relaxed);
   ExploredSchedule e = entry.explore(shape, o);
   ++search.schedules;
   for (const ctl::Decision& d : e.schedule.decisions) {
@@ -384,28 +410,39 @@ ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape& shape,
   return e;
 }
 
-bool note_failure(Search& search, ExploredSchedule&& e) {
+// `number`: the schedule's 1-based number in the whole search (a
+// sampling shard's are the whole search's); 0: the count run so far.
+bool note_failure(Search& search, ExploredSchedule&& e, std::uint64_t number = 0) {
   if (e.verdict == Verdict::kPass) return false;
   search.found = true;
-  search.found_at = search.schedules;
+  search.found_at = number > 0 ? number : search.schedules;
   search.failure = std::move(e);
   return true;
 }
 
 // random and pct: schedule 1 runs without preemption (it measures k, the
 // step count PCT draws its change points among), then the strategy's.
+// Shard i of N runs schedule 1 (each shard measures k) and the schedules
+// numbered k*N + i + 1, whose seeds are the whole search's: a failure
+// found there is the same schedule, by the same number, as without shards
+// (where PCT's k, the longest schedule seen so far, came out the same).
 void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
             Search& search) {
+  const std::uint64_t n = std::uint64_t(cfg.explore.shard_count);
+  const std::uint64_t me = std::uint64_t(cfg.explore.shard_index);
   ctl::Options o = base_options(cfg);
   o.strategy = ctl::Strategy::kFirst;
-  if (note_failure(search, run_schedule(entry, shape, o, search))) return;
-  for (std::uint64_t i = 1; search.go_on(cfg); ++i) {
+  ExploredSchedule first = run_schedule(entry, shape, o, search, 1);
+  if (me != 0) ++search.shared;
+  if (note_failure(search, std::move(first), 1)) return;
+  for (std::uint64_t i = me == 0 ? n : me;
+       i < cfg.explore.schedules && search.go_on(cfg) && !search.stopped_at(i); i += n) {
     o = base_options(cfg);
     o.seed = schedule_seed(cfg.seed, i);
     o.strategy = cfg.explore.pct ? ctl::Strategy::kPct : ctl::Strategy::kRandom;
     o.pct_depth = cfg.explore.depth;
     o.pct_steps = search.k;
-    if (note_failure(search, run_schedule(entry, shape, o, search))) return;
+    if (note_failure(search, run_schedule(entry, shape, o, search, i + 1), i + 1)) return;
   }
 }
 
@@ -467,6 +504,14 @@ std::string exhaustive_bounds(const RunConfig& cfg) {
 // --spurious-wakes wake-ups and --expiries expiries. Iterative
 // context bounding: bound 0, then 1, ... (each kind up to its own limit),
 // so the first failure found has the fewest.
+//
+// Split among shards (--jobs, --shard): an alternative taken at one of the
+// first kSplitDepth decisions starts a subtree, numbered in the search's
+// order (the same in every shard: each runs the subtree's first schedule,
+// which is what shows the decisions below); shard i of N searches the rest
+// of the subtrees whose number mod N is i (the bound's first schedule is
+// subtree 0's), and skips the others'. Every schedule within the bound
+// runs in exactly one shard as its own.
 void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
              Search& search) {
   enum Kind { kPlain, kSignal, kSpurious, kExpire };
@@ -490,7 +535,10 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
   };
   const ctl::Options options = base_options(cfg);
   const Counts limit = exhaustive_limits(cfg);
+  const std::uint64_t shards = std::uint64_t(cfg.explore.shard_count);
+  const std::uint64_t me = std::uint64_t(cfg.explore.shard_index);
   for (int bound = 0; bound <= limit.largest(); ++bound) {
+    search.bound = bound;
     Counts most;
     most.preempts = std::min(bound, limit.preempts);
     most.weak = std::min(bound, limit.weak);
@@ -501,14 +549,17 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
     most.expiries = std::min(bound, limit.expiries);
     std::vector<Frame> stack;
     std::vector<int> prefix;
-    search.at_bound = 0;
+    search.at_bound = search.shared_at_bound = 0;
+    std::uint64_t subtrees = 0;  // split off so far at this bound
+    std::uint64_t owner = 0;     // the shard whose subtree the next schedule is in
     for (;;) {
-      if (!search.go_on(cfg)) return;
+      if (!search.go_on(cfg) || search.stopped_at(std::uint64_t(bound) + 1)) return;
       ctl::Options o = options;
       o.strategy = ctl::Strategy::kFirst;
       o.replay = prefix;
       ExploredSchedule e = run_schedule(entry, shape, o, search);
       ++search.at_bound;
+      if (owner % shards != me) ++search.shared, ++search.shared_at_bound;
       const ctl::Schedule& s = e.schedule;
       // New decisions (past the replayed prefix) become frames, each with
       // what its prefix took; the decision the prefix changed learns what
@@ -554,7 +605,13 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
       while (!stack.empty() && !next) {
         Frame& f = stack.back();
         const std::size_t j = stack.size() - 1;
+        // The alternative as the next schedule; below the split depth,
+        // in another shard's subtree, skipped (with all below it).
         const auto take = [&] {
+          if (j < kSplitDepth)
+            owner = ++subtrees;
+          else if (owner % shards != me)
+            return;
           prefix.assign(choices.begin(), choices.begin() + std::ptrdiff_t(j));
           prefix.push_back(f.code());
           next = true;
@@ -564,13 +621,15 @@ void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& s
         if (f.tick && !f.ticked && event_room) {
           f.ticked = true;
           take();
-          break;
+          if (next) break;
+          continue;
         }
         if (f.rank < f.weak && f.before.weak < most.weak) {
           ++f.rank;
           f.tick = f.jump = f.ticked = false;  // (whether a check comes: once it has run)
           take();
-          break;
+          if (next) break;
+          continue;
         }
         for (int k = kPlain; k <= kExpire && !next; ++k) {
           const std::uint64_t offered = k == kPlain      ? f.d.eligible
@@ -647,6 +706,172 @@ void search_for(const RunConfig& cfg, const LockEntry& entry, const ExploreShape
     exhaust(cfg, entry, shape, search);
   else
     sample(cfg, entry, shape, search);
+}
+
+// A shard's search as its process hands it back (search_side_by_side):
+// its counts, and a failure's choices, verdict and digest (the parent runs
+// them again for the trace: a schedule replays step for step).
+nlohmann::json shard_result(const Search& s) {
+  nlohmann::json j = {{"schedules", s.schedules},     {"steps", s.steps},
+                      {"shared", s.shared},           {"at_bound", s.at_bound},
+                      {"shared_at_bound", s.shared_at_bound}, {"bound", s.bound},
+                      {"complete", s.complete},       {"bound_done", s.bound_done},
+                      {"out_of_time", s.out_of_time}, {"k", s.k},
+                      {"tick", s.met_tick_check},     {"clock", s.met_clock_read},
+                      {"signal", s.met_signal_check}, {"timed", s.met_timed_wait},
+                      {"found", s.found}};
+  if (s.found)
+    j["failure"] = {{"at", s.found_at},
+                    {"verdict", int(s.failure.verdict)},
+                    {"digest", s.failure.schedule.digest},
+                    {"choices", s.failure.schedule.choices}};
+  return j;
+}
+
+// --jobs N: the search split into N shards (with --shard i/M, shards
+// i + M*j of M*N), each in a process forked here and run side by side.
+// A shard that fails lowers the shared stop word; the others stop past it
+// (sampling: at the next schedule after the failure's number, so that the
+// lowest-numbered failure is the one kept; exhaustive: at the failure's
+// bound, so that the kept one has the fewest preemptions). The counts are
+// summed (less the schedules two shards both ran); an exhaustive search is
+// complete when every shard's is. The failure kept is run again here for
+// its trace. A shard that crashes has printed its crash and replay line:
+// the others are stopped and this process dies of the same signal.
+void search_side_by_side(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
+                         Search& search) {
+  const int jobs = cfg.explore.jobs;
+  void* page = mmap(nullptr, sizeof(std::atomic<std::uint64_t>), PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) return search_for(cfg, entry, shape, search);
+  auto* stop = new (page) std::atomic<std::uint64_t>(~std::uint64_t(0));
+  std::vector<pid_t> pids;
+  std::vector<std::FILE*> results;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  for (int j = 0; j < jobs; ++j) {
+    std::FILE* f = std::tmpfile();
+    const pid_t pid = f != nullptr ? fork() : -1;
+    if (pid == 0) {
+      RunConfig mine = cfg;
+      mine.explore.shard_index = cfg.explore.shard_index + cfg.explore.shard_count * j;
+      mine.explore.shard_count = cfg.explore.shard_count * jobs;
+      // (an exhaustive shard counts what it runs: a share of --schedules)
+      if (cfg.explore.exhaustive)
+        mine.explore.schedules = (cfg.explore.schedules + std::uint64_t(jobs) - 1) / std::uint64_t(jobs);
+      Search s;
+      s.stop = stop;
+      search_for(mine, entry, shape, s);
+      if (s.found) {
+        const std::uint64_t key = cfg.explore.exhaustive ? std::uint64_t(s.bound) : s.found_at - 1;
+        std::uint64_t seen = stop->load();
+        while (key < seen && !stop->compare_exchange_weak(seen, key)) {
+        }
+      }
+      const std::string text = shard_result(s).dump();
+      const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size() &&
+                           std::fflush(f) == 0;
+      _exit(written ? 0 : 1);
+    }
+    if (pid < 0) {  // no process: the shards that started search alone
+      if (f != nullptr) std::fclose(f);
+      break;
+    }
+    pids.push_back(pid);
+    results.push_back(f);
+  }
+  if (pids.empty()) {
+    munmap(page, sizeof(std::atomic<std::uint64_t>));
+    return search_for(cfg, entry, shape, search);
+  }
+  // Wait for every shard; a signal this process takes goes on to them.
+  std::vector<int> status(pids.size(), -1);
+  int crashed = 0;
+  bool forwarded = false;
+  for (std::size_t left = pids.size(); left > 0;) {
+    for (std::size_t j = 0; j < pids.size(); ++j) {
+      if (status[j] != -1) continue;
+      int st = 0;
+      if (waitpid(pids[j], &st, WNOHANG) != pids[j]) continue;
+      status[j] = st;
+      --left;
+      // A shard that crashed (its handler said where and exits
+      // crash::g_exit) or was killed: the others stop.
+      if (interrupt_signal() == 0 && crashed == 0 &&
+          (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) == crash::g_exit))) {
+        crashed = WIFSIGNALED(st) ? WTERMSIG(st) : -1;
+        stop->store(0);
+      }
+    }
+    if (!forwarded && interrupt_signal() != 0) {
+      forwarded = true;
+      for (std::size_t j = 0; j < pids.size(); ++j)
+        if (status[j] == -1) kill(pids[j], interrupt_signal());
+    }
+    if (left > 0) usleep(2000);
+  }
+  munmap(page, sizeof(std::atomic<std::uint64_t>));
+  if (crashed != 0) {
+    for (std::FILE* f : results) std::fclose(f);
+    std::fflush(stdout);
+    if (crashed < 0) _exit(crash::g_exit);
+    signal(crashed, SIG_DFL);
+    raise(crashed);
+  }
+  // Merge: the lowest key's failure (then the lowest shard's).
+  search.complete = true;
+  search.bound_done = std::numeric_limits<int>::max();
+  std::optional<std::uint64_t> best;
+  std::vector<int> choices;
+  std::uint64_t digest = 0;
+  Verdict verdict = Verdict::kPass;
+  for (std::size_t j = 0; j < results.size(); ++j) {
+    std::string text;
+    std::rewind(results[j]);
+    char buf[65536];
+    for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, results[j])) > 0;) text.append(buf, got);
+    std::fclose(results[j]);
+    const nlohmann::json r = nlohmann::json::parse(text, nullptr, false);
+    if (!WIFEXITED(status[j]) || WEXITSTATUS(status[j]) != 0 || r.is_discarded() || !r.is_object()) {
+      search.complete = false;  // a shard that said nothing searched nothing we can count
+      search.bound_done = -1;
+      continue;
+    }
+    search.schedules += r.value("schedules", std::uint64_t(0)) - r.value("shared", std::uint64_t(0));
+    search.steps += r.value("steps", std::uint64_t(0));
+    search.at_bound += r.value("at_bound", std::uint64_t(0)) - r.value("shared_at_bound", std::uint64_t(0));
+    search.complete = search.complete && r.value("complete", false);
+    search.bound_done = std::min(search.bound_done, r.value("bound_done", -1));
+    search.out_of_time |= r.value("out_of_time", false);
+    search.k = std::max(search.k, r.value("k", std::uint64_t(0)));
+    search.met_tick_check |= r.value("tick", false);
+    search.met_clock_read |= r.value("clock", false);
+    search.met_signal_check |= r.value("signal", false);
+    search.met_timed_wait |= r.value("timed", false);
+    if (!r.value("found", false) || !r.contains("failure")) continue;
+    const nlohmann::json& f = r["failure"];
+    const std::uint64_t key = cfg.explore.exhaustive ? r.value("bound", 0) : f.value("at", std::uint64_t(0));
+    if (best && *best <= key) continue;
+    best = key;
+    search.found_at = f.value("at", std::uint64_t(0));
+    verdict = Verdict(f.value("verdict", 0));
+    digest = f.value("digest", std::uint64_t(0));
+    choices = f.value("choices", std::vector<int>{});
+  }
+  if (search.bound_done == std::numeric_limits<int>::max()) search.bound_done = -1;
+  if (!best) return;
+  // The failure, run again here for its trace (and, should it not come
+  // out the same, reported as its shard saw it).
+  ctl::Options o = base_options(cfg);
+  o.strategy = ctl::Strategy::kFirst;
+  o.replay = choices;
+  search.failure = entry.explore(shape, o);
+  if (search.failure.verdict == Verdict::kPass || search.failure.schedule.digest != digest)
+    search.failure.verdict = verdict;
+  search.found = true;
+  search.complete = false;
+  // An exhaustive search's number: the schedules its shards ran.
+  if (cfg.explore.exhaustive) search.found_at = search.schedules;
 }
 
 // A sampled failure with preemptions is shrunk (an exhaustive search's
@@ -893,6 +1118,15 @@ std::string not_complete_text(const RunConfig& cfg, const Search& search) {
                          : "");
 }
 
+// How the search is split: ", 2 processes", ", shard 1/4" or "".
+std::string split_text(const RunConfig::Explore& x) {
+  std::string text;
+  if (x.jobs > 1) text += fmt::format(", {} processes side by side", x.jobs);
+  if (x.shard_count > 1)
+    text += fmt::format(", shard {}/{} (this share of the search only)", x.shard_index, x.shard_count);
+  return text;
+}
+
 // One lock's search as --outcome records it.
 nlohmann::json outcome_of(const RunConfig& cfg, const LockMeta& meta, const Search& search,
                           Verdict verdict, double seconds, const std::string& replay) {
@@ -910,6 +1144,8 @@ nlohmann::json outcome_of(const RunConfig& cfg, const LockMeta& meta, const Sear
   j["bound_done"] = search.bound_done;
   j["out_of_time"] = search.out_of_time;
   j["replay"] = replay;
+  j["jobs"] = cfg.explore.jobs;
+  j["shard"] = fmt::format("{}/{}", cfg.explore.shard_index, cfg.explore.shard_count);
   return j;
 }
 
@@ -949,7 +1185,8 @@ int run_explore(const RunConfig& cfg, const Output& out) {
                                    : std::string()) +
                               (cfg.explore.memory != ExploreMemory::kSc
                                    ? fmt::format(", memory model {}", memory_name(cfg.explore.memory))
-                                   : ""),
+                                   : "") +
+                              split_text(cfg.explore),
                           cfg.explore.time_ns > 0
                               ? fmt::format("{} schedules or {}", cfg.explore.schedules,
                                             format_duration(std::chrono::nanoseconds(cfg.explore.time_ns)))
@@ -957,7 +1194,14 @@ int run_explore(const RunConfig& cfg, const Output& out) {
                           cfg.seed));
     Search search;
     const auto start = Clock::now();
-    search_for(cfg, entry, shape, search);
+    if (cfg.explore.jobs > 1) {
+      search_side_by_side(cfg, entry, shape, search);
+    } else {
+      search_for(cfg, entry, shape, search);
+      // A shard's counts are its own schedules (the shards' add up).
+      search.schedules -= search.shared;
+      search.at_bound -= search.shared_at_bound;
+    }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     const std::string speed =
         fmt::format("{} steps, {:.0f} steps/s", search.steps,
@@ -999,9 +1243,14 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     }
     if (!search.found) {
       if (search.complete)
-        out.print(fmt::format("{}: PASS, complete: {} schedules, every schedule with at most {} "
+        out.print(fmt::format("{}: PASS, complete{}: {} schedules, every schedule with at most {} "
                               "({} run over bounds 0 to {}; {}, {:.1f} s)",
-                              meta->name, search.at_bound, exhaustive_bounds(cfg),
+                              meta->name,
+                              cfg.explore.shard_count > 1
+                                  ? fmt::format(" (shard {}/{}: its share)", cfg.explore.shard_index,
+                                                cfg.explore.shard_count)
+                                  : "",
+                              search.at_bound, exhaustive_bounds(cfg),
                               search.schedules, exhaustive_limits(cfg).largest(), speed, seconds));
       else
         out.print(fmt::format("{}: PASS, {} schedules, no failure{} ({}, {:.1f} s)", meta->name,

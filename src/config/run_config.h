@@ -157,6 +157,13 @@ struct RunConfig {
     std::uint64_t handoff_after_ns = 8'000'000;  // --handoff-after (ExploreShape::handoff_after_ns)
     ExploreMemory memory = ExploreMemory::kSc;  // --memory sc|c11|tso
     int stale_reads = 4;             // --stale-reads: weak choices a schedule may make (older values, early stores)
+    // --jobs N: the search split among N forked processes side by side
+    // (explore.cc search_side_by_side); --shard i/N: this process's share
+    // of a search split among N machines (sampling: the schedules k with
+    // k mod N == i; exhaustive: the subtrees below the split depth whose
+    // number mod N is i). Both at once: shard i + N*j of N*jobs.
+    int jobs = 1;
+    int shard_index = 0, shard_count = 1;
   } explore;
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line
