@@ -722,7 +722,8 @@ BOOST_AUTO_TEST_CASE(explore_time_and_outcome_say_how_far_a_search_got) {
 // outcome counts its own; side by side, the same total and verdict); a
 // sampled failure found side by side is the same from run to run (the
 // lowest-numbered of the shards' is kept) and its replay line fails; a
-// malformed --shard, or either with --replay, is one line and exit 2.
+// malformed --shard, or either with --replay, is one line and exit 2;
+// explore merge joins the shards' outcomes into the search's verdict.
 BOOST_AUTO_TEST_CASE(explore_jobs_and_shards_split_a_search_without_losing_a_schedule) {
   char dir_template[] = "/tmp/rwstress_shards_XXXXXX";
   const std::string dir = mkdtemp(dir_template);
@@ -745,6 +746,32 @@ BOOST_AUTO_TEST_CASE(explore_jobs_and_shards_split_a_search_without_losing_a_sch
   BOOST_TEST(first > whole / 4);
   BOOST_TEST(second > whole / 4);
 
+  // explore merge: the shards' outcomes joined; a missing, doubled,
+  // foreign or corrupt one is one line and exit 2.
+  for (int i = 0; i < 2; ++i) {
+    test::ProcessResult r = test::run_rwstress(search + "--shard " + std::to_string(i) +
+                                               "/2 --outcome " + dir + "/s" + std::to_string(i) + ".json");
+    BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  }
+  const std::string s0 = dir + "/s0.json", s1 = dir + "/s1.json";
+  test::ProcessResult merged = test::run_rwstress("explore merge " + s0 + " " + s1);
+  BOOST_TEST(merged.exit_code == 0, merged.out << merged.err);
+  BOOST_TEST(merged.out.find("linux-rwsem: PASS, complete: every shard ran") != std::string::npos,
+             merged.out);
+  test::ProcessResult half = test::run_rwstress("explore merge " + s1);
+  BOOST_TEST(half.exit_code == 2, half.out << half.err);
+  BOOST_TEST(half.out.find("not judged") != std::string::npos, half.out);
+  BOOST_TEST(half.err.find("shard 0 of 2 missing") != std::string::npos, half.err);
+  std::ofstream(dir + "/bad.json") << "{\"rwstress_explore_outcome\": 1, \"runs\": [";
+  test::run_rwstress("explore --lock ticket --threads 2 --outcome " + dir + "/ticket.json");
+  for (const std::string& bad : {s0 + " " + s0, s0 + " " + dir + "/bad.json", s0 + " " + dir + "/ticket.json",
+                                 s0 + " " + dir + "/none.json"}) {
+    test::ProcessResult r = test::run_rwstress("explore merge " + bad);
+    BOOST_TEST(r.exit_code == 2, bad << ": " << r.out << r.err);
+    BOOST_TEST(lines_in(r.err) == 1u, bad << ": " << r.err);
+    BOOST_TEST(r.err.find("explore merge: ") != std::string::npos, bad << ": " << r.err);
+  }
+
   const std::string racy = "explore --lock busted-racy-readers --readers 2 --writers 1 --no-shrink "
                            "--replays 2 ";
   test::ProcessResult sides = test::run_rwstress(racy + "--jobs 2");
@@ -761,6 +788,14 @@ BOOST_AUTO_TEST_CASE(explore_jobs_and_shards_split_a_search_without_losing_a_sch
   const std::string line = sides.out.substr(replay + 17, sides.out.find('\n', replay) - replay - 17);
   test::ProcessResult again = test::run_rwstress(line);
   BOOST_TEST(again.exit_code == 1, line << ": " << again.out << again.err);
+  // A failure in a shard is the merged search's, with its replay line.
+  for (int i = 0; i < 2; ++i)
+    test::run_rwstress(racy + "--shard " + std::to_string(i) + "/2 --outcome " + dir + "/r" +
+                       std::to_string(i) + ".json");
+  test::ProcessResult failed = test::run_rwstress("explore merge " + dir + "/r0.json " + dir + "/r1.json");
+  BOOST_TEST((failed.exit_code == 1 || failed.exit_code == 3), failed.out << failed.err);
+  BOOST_TEST(failed.out.find("replay: rwstress explore --lock busted-racy-readers") != std::string::npos,
+             failed.out);
 
   for (const char* bad : {"--shard 2/2", "--shard 1", "--shard x/4", "--jobs -1"}) {
     test::ProcessResult r = test::run_rwstress("explore --lock ticket --threads 2 " + std::string(bad));

@@ -340,6 +340,7 @@ struct RawOptions {
   std::string explore_handoff_after = "8ms";
   bool explore_no_shrink = false;
   std::string explore_shard;
+  CLI::App* explore_merge = nullptr;
   CLI::App* explore = nullptr;
 };
 
@@ -617,7 +618,11 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
       ->check(CLI::Range(0, 1024));
   explore->add_option("--shard", raw.explore_shard,
                       "i/N: this machine's share of a search split among N (sampling: the "
-                      "schedules k with k mod N == i; exhaustive: every N-th subtree)");
+                      "schedules k with k mod N == i; exhaustive: every N-th subtree; then: "
+                      "explore merge)");
+  CLI::App* explore_merge = raw.explore_merge = explore->add_subcommand(
+      "merge", "join the --outcome files of a search's shards (--shard i/N) into one verdict");
+  explore_merge->add_option("outcomes", cfg.explore.merge, "the shards' --outcome files")->required();
   CLI::App* fuzz = raw.fuzz = app.add_subcommand(
       "fuzz", "a campaign of random trials, each in a child process; failures grouped into findings");
   fuzz->fallthrough();
@@ -958,6 +963,16 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   } else if (raw.fuzz->parsed()) {
     unread = unread_options(app, "fuzz",
                             {"--plugin", "--lock", "--seed", "--cpus", "--ncpus", "--json", "--junit"});
+  } else if (raw.explore_merge->parsed()) {
+    unread = unread_options(app, "explore merge", {});
+    if (unread.empty())
+      for (const CLI::Option* o : raw.explore->get_options())
+        if (o->count() > 0 && o->get_name() != "--help") {
+          unread = fmt::format("{} does not apply to explore merge: it reads the shards' "
+                               "--outcome files",
+                               o->get_name());
+          break;
+        }
   } else if (raw.explore->parsed()) {
     std::vector<std::string> reads = {"--plugin",  "--lock",  "--readers", "--writers",
                                       "--threads", "--count", "--seed"};
@@ -1068,7 +1083,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   if (error = finish_run_options(app, raw, cfg); !error.empty()) return usage_error(error);
   if (error = output_paths_error(cfg, app); !error.empty()) return usage_error(error);
 
-  if (raw.explore->parsed())
+  if (raw.explore->parsed() && !raw.explore_merge->parsed())
     if (error = finish_explore(app, raw, cfg); !error.empty()) return usage_error(error);
   if (raw.validate->parsed()) {
     if (!cfg.lock_given) return usage_error("validate: name the lock with --lock NAME");

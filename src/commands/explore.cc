@@ -12,10 +12,12 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <limits>
 #include <new>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -1149,7 +1151,173 @@ nlohmann::json outcome_of(const RunConfig& cfg, const LockMeta& meta, const Sear
   return j;
 }
 
+// explore merge: the --outcome files of one search's shards, joined. Each
+// file must be an explore outcome of the same search (the same locks in
+// the same order, strategy and seed) and shard i of the same N, each i
+// once. Per lock: a failure in any shard is the search's (the lowest
+// schedule number kept, with its replay line); an interrupted shard
+// proves nothing; with shards missing, a search that found nothing is not
+// a PASS (exit 2, after the lines that say what ran); else a PASS whose
+// schedules are the shards' sum, complete when every shard's is.
+int merge_outcomes(const RunConfig& cfg, const Output& out) {
+  struct Run {
+    std::string lock, verdict, strategy, replay;
+    std::uint64_t seed = 0, schedules = 0, found_at = 0;
+    double seconds = 0;
+    bool complete = false, out_of_time = false;
+    int bound_done = -1;
+  };
+  struct Shard {
+    std::string file;
+    int index = 0, count = 1;
+    std::vector<Run> runs;
+  };
+  std::vector<Shard> shards;
+  for (const std::string& file : cfg.explore.merge) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      out.error(fmt::format("explore merge: {}: cannot be read", file));
+      return 2;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    Shard shard;
+    shard.file = file;
+    try {
+      const nlohmann::json doc = nlohmann::json::parse(text.str());
+      if (doc.value("rwstress_explore_outcome", 0) != 1) throw std::runtime_error("not an explore --outcome file");
+      for (const nlohmann::json& r : doc.at("runs")) {
+        Run run;
+        run.lock = r.at("lock").get<std::string>();
+        run.verdict = r.at("verdict").get<std::string>();
+        run.strategy = r.at("strategy").get<std::string>();
+        run.replay = r.at("replay").get<std::string>();
+        run.seed = r.at("seed").get<std::uint64_t>();
+        run.schedules = r.at("schedules").get<std::uint64_t>();
+        run.found_at = r.at("found_at").get<std::uint64_t>();
+        run.seconds = r.at("seconds").get<double>();
+        run.complete = r.at("complete").get<bool>();
+        run.out_of_time = r.at("out_of_time").get<bool>();
+        run.bound_done = r.at("bound_done").get<int>();
+        const std::string split = r.value("shard", std::string("0/1"));
+        int i = 0, n = 1;
+        char tail = 0;
+        if (std::sscanf(split.c_str(), "%d/%d%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
+          throw std::runtime_error("shard \"" + split + "\" is not i/N");
+        if (!shard.runs.empty() && (i != shard.index || n != shard.count))
+          throw std::runtime_error("its runs name different shards");
+        shard.index = i;
+        shard.count = n;
+        shard.runs.push_back(run);
+      }
+      if (shard.runs.empty()) throw std::runtime_error("it records no search");
+    } catch (const std::exception& e) {  // (nlohmann's errors are std::exceptions)
+      std::string why = e.what();
+      std::replace(why.begin(), why.end(), '\n', ' ');
+      out.error(fmt::format("explore merge: {}: {}", file, why));
+      return 2;
+    }
+    shards.push_back(std::move(shard));
+  }
+  const Shard& first = shards.front();
+  std::vector<const Shard*> by_index(std::size_t(first.count), nullptr);
+  for (const Shard& sh : shards) {
+    bool same = sh.count == first.count && sh.runs.size() == first.runs.size();
+    for (std::size_t k = 0; same && k < sh.runs.size(); ++k)
+      same = sh.runs[k].lock == first.runs[k].lock && sh.runs[k].strategy == first.runs[k].strategy &&
+             sh.runs[k].seed == first.runs[k].seed;
+    if (!same) {
+      out.error(fmt::format("explore merge: {} and {} are not shards of one search (the locks, "
+                            "strategy, seed and N of --shard i/N must be the same)",
+                            first.file, sh.file));
+      return 2;
+    }
+    const Shard*& slot = by_index[std::size_t(sh.index)];
+    if (slot != nullptr) {
+      out.error(fmt::format("explore merge: shard {}/{} is in both {} and {}", sh.index, sh.count,
+                            slot->file, sh.file));
+      return 2;
+    }
+    slot = &sh;
+  }
+  std::vector<int> missing;
+  for (std::size_t i = 0; i < by_index.size(); ++i)
+    if (by_index[i] == nullptr) missing.push_back(int(i));
+  out.print(fmt::format("rwstress explore merge: {} outcome file{}, {} of {} shard{}{}", shards.size(),
+                        shards.size() == 1 ? "" : "s", shards.size(), first.count,
+                        first.count == 1 ? "" : "s",
+                        missing.empty() ? "" : fmt::format(" (missing: {})", fmt::join(missing, ", "))));
+  Verdict worst = Verdict::kPass;
+  bool unjudged = false;
+  for (std::size_t k = 0; k < first.runs.size(); ++k) {
+    const std::string& lock = first.runs[k].lock;
+    std::uint64_t schedules = 0;
+    bool complete = missing.empty(), out_of_time = false;
+    int bound_done = std::numeric_limits<int>::max();
+    const Run* failed = nullptr;
+    const Shard* failed_in = nullptr;
+    const Shard* interrupted = nullptr;
+    for (const Shard& sh : shards) {
+      const Run& r = sh.runs[k];
+      schedules += r.schedules;
+      complete = complete && r.complete;
+      out_of_time = out_of_time || r.out_of_time;
+      bound_done = std::min(bound_done, r.bound_done);
+      if (r.verdict == verdict_name(Verdict::kInterrupted)) {
+        interrupted = interrupted ? interrupted : &sh;
+      } else if (r.verdict != verdict_name(Verdict::kPass) &&
+                 (failed == nullptr || r.found_at < failed->found_at)) {
+        failed = &r;
+        failed_in = &sh;
+      }
+    }
+    if (failed != nullptr) {
+      Verdict v = Verdict::kFail;
+      for (Verdict c : {Verdict::kStarved, Verdict::kFail, Verdict::kHang, Verdict::kCrash})
+        if (failed->verdict == verdict_name(c)) v = c;
+      worst = worse(worst, v);
+      out.print(fmt::format("{}: {} at schedule {} (shard {}/{}, {})", lock, failed->verdict,
+                            failed->found_at, failed_in->index, failed_in->count, failed_in->file));
+      if (!failed->replay.empty()) out.print("  replay: rwstress " + failed->replay);
+    } else if (interrupted != nullptr) {
+      worst = worse(worst, Verdict::kInterrupted);
+      out.print(fmt::format("{}: INTERRUPTED: shard {}/{} ({}) was cut short; {} schedules ran and "
+                            "none failed, which proves nothing",
+                            lock, interrupted->index, interrupted->count, interrupted->file, schedules));
+    } else if (!missing.empty()) {
+      unjudged = true;
+      out.print(fmt::format("{}: not judged: {} schedules in the {} shard{} given found nothing, "
+                            "but shard{} {} of {} {} missing",
+                            lock, schedules, shards.size(), shards.size() == 1 ? "" : "s",
+                            missing.size() == 1 ? "" : "s", fmt::join(missing, ", "), first.count,
+                            missing.size() == 1 ? "is" : "are"));
+    } else if (complete) {
+      out.print(fmt::format("{}: PASS, complete: every shard ran every schedule of its share "
+                            "({} schedules over {} shard{}, run over bounds 0 to {})",
+                            lock, schedules, first.count, first.count == 1 ? "" : "s", bound_done));
+    } else {
+      out.print(fmt::format("{}: PASS, {} schedules over {} shards, no failure{}", lock, schedules,
+                            first.count,
+                            first.runs[k].strategy.rfind("exhaustive", 0) == 0
+                                ? fmt::format("; not complete: a shard stopped before its share "
+                                              "did{}",
+                                              bound_done >= 0 ? fmt::format(" (every schedule within "
+                                                                            "bound {} ran)",
+                                                                            bound_done)
+                                                              : "")
+                                : out_of_time ? "; a shard stopped at its --time" : ""));
+    }
+  }
+  if (worst == Verdict::kPass && unjudged) {
+    out.error(fmt::format("explore merge: shard{} {} of {} missing: give every shard's --outcome",
+                          missing.size() == 1 ? "" : "s", fmt::join(missing, ", "), first.count));
+    return 2;
+  }
+  return exit_code_of(worst);
+}
+
 int run_explore(const RunConfig& cfg, const Output& out) {
+  if (!cfg.explore.merge.empty()) return merge_outcomes(cfg, out);
   Verdict worst = Verdict::kPass;
   nlohmann::json runs = nlohmann::json::array();
   // --outcome: written whatever ends the command (a verdict, a signal).

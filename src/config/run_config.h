@@ -164,6 +164,7 @@ struct RunConfig {
     // number mod N is i). Both at once: shard i + N*j of N*jobs.
     int jobs = 1;
     int shard_index = 0, shard_count = 1;
+    std::vector<std::string> merge;  // explore merge FILE...: the shards' --outcome files
   } explore;
   bool lock_given = false;                 // --lock was on the command line
   bool duration_given = false;             // --duration was on the command line
