@@ -63,6 +63,13 @@ struct raw_spinlock {
     struct rwstress_kernel_task *owner;
 };
 
+/* The sleeping states of __state that a fatal signal ends (the layer's
+ * <linux/sched.h> TASK_INTERRUPTIBLE and TASK_WAKEKILL are these): the
+ * host reads them to tell a killable or interruptible sleeper from one
+ * that does not leave its wait. */
+#define RWSTRESS_KERNEL_TASK_INTERRUPTIBLE 0x0001
+#define RWSTRESS_KERNEL_TASK_WAKEKILL 0x0100
+
 /* One thread as the layer sees it. rwstress owns it: it is made on the
  * thread's first call to current, and freed when the thread has exited and
  * the last get_task_struct reference is put. */

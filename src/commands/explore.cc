@@ -425,9 +425,9 @@ bool note_failure(Search& search, ExploredSchedule&& e, std::uint64_t number = 0
 // random and pct: schedule 1 runs without preemption (it measures k, the
 // step count PCT draws its change points among), then the strategy's.
 // Shard i of N runs schedule 1 (each shard measures k) and the schedules
-// numbered k*N + i + 1, whose seeds are the whole search's: a failure
+// numbered m*N + i + 1, whose seeds are the whole search's: a failure
 // found there is the same schedule, by the same number, as without shards
-// (where PCT's k, the longest schedule seen so far, came out the same).
+// where PCT's k (the longest schedule seen so far) came out the same.
 void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
             Search& search) {
   const std::uint64_t n = std::uint64_t(cfg.explore.shard_count);
@@ -739,13 +739,18 @@ nlohmann::json shard_result(const Search& s) {
 // summed (less the schedules two shards both ran); an exhaustive search is
 // complete when every shard's is. The failure kept is run again here for
 // its trace. A shard that crashes has printed its crash and replay line:
-// the others are stopped and this process dies of the same signal.
-void search_side_by_side(const RunConfig& cfg, const LockEntry& entry, const ExploreShape& shape,
-                         Search& search) {
+// the others are stopped and this process exits as it did. A shard that
+// ended without its result (not interrupted) leaves the search unjudged:
+// "" or why.
+std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
+                                const ExploreShape& shape, Search& search) {
   const int jobs = cfg.explore.jobs;
   void* page = mmap(nullptr, sizeof(std::atomic<std::uint64_t>), PROT_READ | PROT_WRITE,
                     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (page == MAP_FAILED) return search_for(cfg, entry, shape, search);
+  if (page == MAP_FAILED) {
+    search_for(cfg, entry, shape, search);
+    return "";
+  }
   auto* stop = new (page) std::atomic<std::uint64_t>(~std::uint64_t(0));
   std::vector<pid_t> pids;
   std::vector<std::FILE*> results;
@@ -784,7 +789,8 @@ void search_side_by_side(const RunConfig& cfg, const LockEntry& entry, const Exp
   }
   if (pids.empty()) {
     munmap(page, sizeof(std::atomic<std::uint64_t>));
-    return search_for(cfg, entry, shape, search);
+    search_for(cfg, entry, shape, search);
+    return "";
   }
   // Wait for every shard; a signal this process takes goes on to them.
   std::vector<int> status(pids.size(), -1);
@@ -827,6 +833,7 @@ void search_side_by_side(const RunConfig& cfg, const LockEntry& entry, const Exp
   std::vector<int> choices;
   std::uint64_t digest = 0;
   Verdict verdict = Verdict::kPass;
+  std::string lost;
   for (std::size_t j = 0; j < results.size(); ++j) {
     std::string text;
     std::rewind(results[j]);
@@ -837,6 +844,11 @@ void search_side_by_side(const RunConfig& cfg, const LockEntry& entry, const Exp
     if (!WIFEXITED(status[j]) || WEXITSTATUS(status[j]) != 0 || r.is_discarded() || !r.is_object()) {
       search.complete = false;  // a shard that said nothing searched nothing we can count
       search.bound_done = -1;
+      if (lost.empty() && interrupt_signal() == 0)
+        lost = fmt::format("process {} of {} ended without its result ({}): the search is not judged",
+                           j + 1, results.size(),
+                           WIFEXITED(status[j]) ? fmt::format("exit {}", WEXITSTATUS(status[j]))
+                                                : fmt::format("signal {}", WTERMSIG(status[j])));
       continue;
     }
     search.schedules += r.value("schedules", std::uint64_t(0)) - r.value("shared", std::uint64_t(0));
@@ -861,7 +873,7 @@ void search_side_by_side(const RunConfig& cfg, const LockEntry& entry, const Exp
     choices = f.value("choices", std::vector<int>{});
   }
   if (search.bound_done == std::numeric_limits<int>::max()) search.bound_done = -1;
-  if (!best) return;
+  if (!best) return lost;
   // The failure, run again here for its trace (and, should it not come
   // out the same, reported as its shard saw it).
   ctl::Options o = base_options(cfg);
@@ -874,6 +886,7 @@ void search_side_by_side(const RunConfig& cfg, const LockEntry& entry, const Exp
   search.complete = false;
   // An exhaustive search's number: the schedules its shards ran.
   if (cfg.explore.exhaustive) search.found_at = search.schedules;
+  return "";
 }
 
 // A sampled failure with preemptions is shrunk (an exhaustive search's
@@ -1363,7 +1376,10 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     Search search;
     const auto start = Clock::now();
     if (cfg.explore.jobs > 1) {
-      search_side_by_side(cfg, entry, shape, search);
+      if (std::string lost = search_side_by_side(cfg, entry, shape, search); !lost.empty()) {
+        out.error(fmt::format("explore --jobs {}: {}", cfg.explore.jobs, lost));
+        return done(2);
+      }
     } else {
       search_for(cfg, entry, shape, search);
       // A shard's counts are its own schedules (the shards' add up).

@@ -1034,10 +1034,12 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
               slice = std::min(left(), e.exhaustive ? share : std::max(1.0, share / 4));
             }
             out.print("");
-            // (every search split among the CPUs: explore --jobs 0)
+            // (a timed search split among the CPUs, explore --jobs 0; a
+            // counted one in one process: the same schedules on any machine)
             std::vector<std::string> argv = {layout.exe, "--plugin", explore_plugin, "explore",
                                              "--lock", row.lock, "--seed", std::to_string(round),
-                                             "--outcome", outcome, "--jobs", "0", "--schedules",
+                                             "--outcome", outcome, "--jobs", timed ? "0" : "1",
+                                             "--schedules",
                                              std::to_string(timed ? std::uint64_t(100'000'000)
                                                                   : k.explore_schedules)};
             if (timed)

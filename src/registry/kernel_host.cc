@@ -469,8 +469,8 @@ void kernel_woken_spuriously() {
     __atomic_store_n(&tl_task.task->sigpending, 1, __ATOMIC_RELEASE);
     // A killable or interruptible sleeper (its state not yet set back to
     // running) sees it and leaves the queue from here: not waited for.
-    constexpr int kInterruptible = 0x0001, kWakeKill = 0x0100;  // kernel-compat/linux/sched.h
-    if (__atomic_load_n(&tl_task.task->__state, __ATOMIC_RELAXED) & (kInterruptible | kWakeKill))
+    if (__atomic_load_n(&tl_task.task->__state, __ATOMIC_RELAXED) &
+        (RWSTRESS_KERNEL_TASK_INTERRUPTIBLE | RWSTRESS_KERNEL_TASK_WAKEKILL))
       controlled::signalled();
   }
 }
