@@ -617,8 +617,8 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "stopping the rest (default 1; 0: one per CPU this process may use)")
       ->check(CLI::Range(0, 1024));
   explore->add_option("--shard", raw.explore_shard,
-                      "i/N: this machine's share of a search split among N (sampling: the "
-                      "schedules k with k mod N == i; exhaustive: every N-th subtree; then: "
+                      "i/N: this machine's share of a search split among N (sampling: every "
+                      "N-th schedule from the i-th; exhaustive: every N-th subtree; then: "
                       "explore merge)");
   CLI::App* explore_merge = raw.explore_merge = explore->add_subcommand(
       "merge", "join the --outcome files of a search's shards (--shard i/N) into one verdict");
