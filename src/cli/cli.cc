@@ -121,17 +121,6 @@ int allowed_cpu_count() {
   return std::max(n, 1);
 }
 
-// "i/N" with 0 <= i < N (a --shard): false when it is not.
-bool parse_shard(const std::string& text, int* index, int* count) {
-  unsigned i = 0, n = 0;
-  char tail = 0;
-  if (std::sscanf(text.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i >= n || n > 1000000)
-    return false;
-  *index = int(i);
-  *count = int(n);
-  return true;
-}
-
 // Below this, sampling gaps and time slices alone look like a hang.
 constexpr std::chrono::nanoseconds kShortestWatchdog = std::chrono::milliseconds(100);
 // Work under this many loop turns is far below any allowed watchdog on any

@@ -1214,9 +1214,7 @@ int merge_outcomes(const RunConfig& cfg, const Output& out) {
         run.bound_done = r.at("bound_done").get<int>();
         const std::string split = r.value("shard", std::string("0/1"));
         int i = 0, n = 1;
-        char tail = 0;
-        if (std::sscanf(split.c_str(), "%d/%d%c", &i, &n, &tail) != 2 || n < 1 || i < 0 || i >= n)
-          throw std::runtime_error("shard \"" + split + "\" is not i/N");
+        if (!parse_shard(split, &i, &n)) throw std::runtime_error("shard \"" + split + "\" is not i/N");
         if (!shard.runs.empty() && (i != shard.index || n != shard.count))
           throw std::runtime_error("its runs name different shards");
         shard.index = i;

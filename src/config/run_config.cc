@@ -4,6 +4,7 @@
 #include <sstream>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -190,6 +191,16 @@ std::vector<std::string> split_list(const std::string& text, char sep) {
     if (at == std::string::npos) return parts;
     start = at + 1;
   }
+}
+
+bool parse_shard(const std::string& text, int* index, int* count) {
+  unsigned i = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%u/%u%c", &i, &n, &tail) != 2 || n == 0 || i >= n || n > 1000000)
+    return false;
+  *index = int(i);
+  *count = int(n);
+  return true;
 }
 
 namespace {

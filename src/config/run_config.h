@@ -198,6 +198,10 @@ std::string shell_word(const std::string& text);
 
 std::vector<std::string> split_list(const std::string& text, char sep);
 
+// "i/N" with 0 <= i < N (fuzz's and explore's --shard, an outcome's
+// "shard"): false when it is not.
+bool parse_shard(const std::string& text, int* index, int* count);
+
 // sweep --cpus: "1,2,4,8", "1..8" (every count), "1..16x2" (doubling), or
 // a mix ("1,2..4"). Sorted, without duplicates.
 std::optional<std::vector<int>> parse_cpu_counts(const std::string& text, std::string* error);
