@@ -760,6 +760,7 @@ std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
     std::FILE* f = std::tmpfile();
     const pid_t pid = f != nullptr ? fork() : -1;
     if (pid == 0) {
+      controlled::keep_process_on_nth_cpu(j);
       RunConfig mine = cfg;
       mine.explore.shard_index = cfg.explore.shard_index + cfg.explore.shard_count * j;
       mine.explore.shard_count = cfg.explore.shard_count * jobs;

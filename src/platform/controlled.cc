@@ -1,4 +1,4 @@
-// The controlled scheduler: one baton (mutex + condition variable) passed
+// The controlled scheduler: one baton (a mutex and a futex word a thread) passed
 // between real threads at their scheduling points (controlled.h).
 #include "platform/controlled.h"
 
@@ -15,8 +15,11 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "platform/memory_model.h"
 
@@ -40,7 +43,7 @@ thread_local PlainAccess tl_plain_load;
 
 struct Run {
   Run(int threads, const Options& o)
-      : n(threads), options(o), turn(new std::condition_variable[std::size_t(threads)]), rng(o.seed) {
+      : n(threads), options(o), bell(new std::atomic<std::uint32_t>[std::size_t(threads)]()), rng(o.seed) {
     static std::atomic<std::uint64_t> serial{0};
     id = serial.fetch_add(1, std::memory_order_relaxed) + 1;
     state.assign(std::size_t(n), State::kRunnable);
@@ -91,11 +94,13 @@ struct Run {
   const Options options;
   std::uint64_t id = 0;  // run_id()
   std::mutex mutex;
-  // Each thread waits for its turn on its own condition variable, so a
-  // switch wakes the one thread that runs next (not every thread of the
-  // schedule, which on few cores cost more than the step itself); the
-  // caller of run() and the threads that finished wait on `over`.
-  std::unique_ptr<std::condition_variable[]> turn;
+  // Each thread waits for its turn on its own futex word (a doorbell
+  // rung, under `mutex`, when it is handed the CPU), so a switch wakes the
+  // one thread that runs next and nothing else: no condition variable's
+  // bookkeeping, and the mutex is free before the wake (the woken thread,
+  // on the same CPU: run(), does not wake only to wait for it). The caller
+  // of run() and the threads that finished wait on `over`.
+  std::unique_ptr<std::atomic<std::uint32_t>[]> bell;
   std::condition_variable over;
   int current = -1;      // the one thread allowed to run
   bool stopped = false;  // the schedule ended early: nobody runs again
@@ -350,15 +355,42 @@ struct Run {
   void pass_and_wait(std::unique_lock<std::mutex>& lock, int me, int next) {
     current = next;
     schedule.choices.push_back(code(next));
-    turn[next].notify_one();
-    turn[me].wait(lock, [&] { return stopped || current == me; });
+    ring(lock, next);
+    wait_turn(lock, me);
     park_if_stopped(lock, me);
+  }
+
+  // Tells `next` (current already) that it runs; returns with `lock` held.
+  void ring(std::unique_lock<std::mutex>& lock, int next) {
+    std::atomic<std::uint32_t>& word = bell[std::size_t(next)];
+    word.fetch_add(1, std::memory_order_relaxed);
+    lock.unlock();
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr,
+            nullptr, 0);
+    lock.lock();
+  }
+
+  // Until `me` runs or the schedule stopped.
+  void wait_turn(std::unique_lock<std::mutex>& lock, int me) {
+    while (!stopped && current != me) sleep_once(lock, me);
   }
 
   // A thread of a stopped schedule never runs again: it waits here for
   // good (its process ends, or run() detached it).
   void park_if_stopped(std::unique_lock<std::mutex>& lock, int me) {
-    while (stopped) turn[me].wait(lock);
+    while (stopped) sleep_once(lock, me);
+  }
+
+  // Sleeps until the bell of `me` rings (or the futex returns early). The
+  // bell is read under the lock and rung under it, so a ring between the
+  // unlock and the sleep has changed the word: the sleep returns at once.
+  void sleep_once(std::unique_lock<std::mutex>& lock, int me) {
+    std::atomic<std::uint32_t>& word = bell[std::size_t(me)];
+    const std::uint32_t seen = word.load(std::memory_order_relaxed);
+    lock.unlock();
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, seen, nullptr,
+            nullptr, 0);
+    lock.lock();
   }
 
   void moved() { std::fill(spinning.begin(), spinning.end(), false); }
@@ -946,11 +978,55 @@ const NamedObject* object_of(const Schedule& s, const void* word) {
   return best;
 }
 
+// One schedule's threads run one at a time, so they share one CPU: the
+// one the caller is on as the schedule starts (chosen again for every
+// schedule, so the kernel still balances a search among CPUs). A hand-over
+// is then a wake and a switch on that CPU, with no cross-CPU wake-up, and
+// searches side by side (--jobs) do not take each other's CPUs. The caller
+// is kept there too while the schedule runs (the threads it starts take
+// its CPUs), then gets its own CPUs back.
+class OnOneCpu {
+ public:
+  OnOneCpu() {
+    const int cpu = sched_getcpu();
+    if (cpu < 0 || cpu >= CPU_SETSIZE) return;
+    if (pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_) != 0) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pinned_ = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;  // refused: runs unpinned
+  }
+  ~OnOneCpu() {
+    if (pinned_) pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_);
+  }
+  OnOneCpu(const OnOneCpu&) = delete;
+  OnOneCpu& operator=(const OnOneCpu&) = delete;
+
+ private:
+  cpu_set_t saved_{};
+  bool pinned_ = false;
+};
+
+bool keep_process_on_nth_cpu(int nth) {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) == 0) return false;
+  int left = nth % CPU_COUNT(&allowed);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed) || left-- > 0) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  return false;
+}
+
 Schedule run(int n, const Options& options, const std::function<void(int)>& body) {
   auto r = std::make_shared<Run>(n, options);
   auto task = std::make_shared<std::function<void(int)>>(body);
   std::vector<std::thread> threads;
   threads.reserve(std::size_t(n));
+  const OnOneCpu pinned;
   for (int i = 0; i < n; ++i)
     threads.emplace_back([r, task, i] {
       tl_run = r.get();
@@ -965,7 +1041,7 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
           pthread_attr_destroy(&attr);
           r->schedule.objects.push_back({stack, stack_size, i, "stack", true});
         }
-        r->turn[i].wait(lock, [&] { return r->stopped || r->current == i; });
+        r->wait_turn(lock, i);
         r->park_if_stopped(lock, i);
       }
       (*task)(i);
@@ -986,7 +1062,7 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
       }
       r->current = next;
       r->schedule.choices.push_back(r->code(next));
-      r->turn[next].notify_one();
+      r->ring(lock, next);
       // Exits (its thread-local destructors run) only once the schedule
       // has ended: what they free or give back (a kernel task, its CPU
       // slot) is not taken by a thread still running, at a moment the
@@ -1000,7 +1076,7 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
     const int first = r->choose(-1);
     r->current = first;
     r->schedule.choices.push_back(r->code(first));
-    r->turn[first].notify_one();
+    r->ring(lock, first);
     r->over.wait(lock, [&] { return r->ended; });
     result = r->schedule;
   }

@@ -247,8 +247,17 @@ std::vector<int> essential_choices(const Schedule& s);
 // Runs body(i), i in [0, n), on n real threads, one at a time, under the
 // strategy. Threads left blocked by a deadlock (or stopped by a livelock or
 // a diverged replay) are parked for good and detached: they keep the state
-// they use alive, and never run again.
+// they use alive, and never run again. The threads share one CPU, the one
+// the caller is on as the schedule starts (a hand-over is then a switch on
+// that CPU, with no wake-up across CPUs); the caller is kept there until
+// it returns.
 Schedule run(int n, const Options& options, const std::function<void(int)>& body);
+
+// Keeps the calling process on the nth of the CPUs it may use (round
+// robin past the last), so that searches side by side (explore --jobs:
+// each shard's schedules on one CPU) do not share a CPU while another is
+// idle. False where the process may not be moved (it runs on as it was).
+bool keep_process_on_nth_cpu(int nth);
 
 // The probability PCT finds a given bug of depth D in one schedule is at
 // least 1 / (n * k^(D-1)) (n threads, k steps): the figure for a run.
