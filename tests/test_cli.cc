@@ -724,6 +724,52 @@ BOOST_AUTO_TEST_CASE(explore_time_and_outcome_say_how_far_a_search_got) {
 // lowest-numbered of the shards' is kept) and its replay line fails; a
 // malformed --shard, or either with --replay, is one line and exit 2;
 // explore merge joins the shards' outcomes into the search's verdict.
+// --trace-json: the failing schedule (or a replayed one) as a Chrome
+// trace-event file; nothing written when nothing failed; an unwritable
+// path is one line and exit 2 before any search.
+BOOST_AUTO_TEST_CASE(explore_trace_json_writes_the_failing_schedule_as_trace_events) {
+  char dir_template[] = "/tmp/rwstress_trace_XXXXXX";
+  const std::string dir = mkdtemp(dir_template);
+  const std::string racy = "explore --lock busted-racy-tas --threads 2 --ops 2 --replays 1 ";
+  test::ProcessResult r = test::run_rwstress(racy + "--trace-json " + dir + "/t.json");
+  BOOST_TEST(r.exit_code == 1, r.out << r.err);
+  BOOST_TEST(r.out.find("trace: " + dir + "/t.json (1 schedule") != std::string::npos, r.out);
+  const nlohmann::json doc = nlohmann::json::parse(test::slurp(dir + "/t.json"));
+  std::size_t steps = 0, holds = 0, findings = 0;
+  for (const nlohmann::json& ev : doc["traceEvents"]) {
+    const std::string cat = ev.value("cat", "");
+    steps += cat == "step";
+    holds += cat == "hold";
+    findings += cat == "finding";
+  }
+  // As many step slices as the printed trace says the schedule had.
+  const std::size_t at = r.out.find("the last steps of ");
+  BOOST_REQUIRE(at != std::string::npos);
+  BOOST_TEST(steps == std::stoul(r.out.substr(at + 18)), r.out);
+  BOOST_TEST(holds >= 2u);
+  BOOST_TEST(findings >= 1u);
+  // The replay line draws the same schedule.
+  const std::size_t replay = r.out.find("replay: rwstress ");
+  BOOST_REQUIRE(replay != std::string::npos);
+  const std::string line = r.out.substr(replay + 17, r.out.find('\n', replay) - replay - 17);
+  test::ProcessResult again = test::run_rwstress(line + " --trace-json " + dir + "/r.json");
+  BOOST_TEST(again.exit_code == 1, again.out << again.err);
+  const nlohmann::json replayed = nlohmann::json::parse(test::slurp(dir + "/r.json"));
+  std::size_t replayed_steps = 0;
+  for (const nlohmann::json& ev : replayed["traceEvents"]) replayed_steps += ev.value("cat", "") == "step";
+  BOOST_TEST(replayed_steps == steps);
+  // A search that finds nothing writes nothing.
+  test::ProcessResult pass =
+      test::run_rwstress("explore --lock ticket --threads 2 --schedules 50 --trace-json " + dir + "/p.json");
+  BOOST_TEST(pass.exit_code == 0, pass.out << pass.err);
+  BOOST_TEST(pass.out.find("not written (no failing schedule to show)") != std::string::npos, pass.out);
+  BOOST_TEST(access((dir + "/p.json").c_str(), F_OK) != 0);
+  test::ProcessResult bad = test::run_rwstress(racy + "--trace-json " + dir + "/no/such/dir/t.json");
+  BOOST_TEST(bad.exit_code == 2, bad.out << bad.err);
+  BOOST_TEST(lines_in(bad.err) == 1u, bad.err);
+  BOOST_TEST(bad.err.find("explore --trace-json: ") != std::string::npos, bad.err);
+}
+
 BOOST_AUTO_TEST_CASE(explore_jobs_and_shards_split_a_search_without_losing_a_schedule) {
   char dir_template[] = "/tmp/rwstress_shards_XXXXXX";
   const std::string dir = mkdtemp(dir_template);

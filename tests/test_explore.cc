@@ -15,8 +15,11 @@
 #include <type_traits>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/cli.h"
 #include "commands/explore.h"
+#include "commands/explore_trace.h"
 #include "locks/hooks.h"
 #include "platform/controlled.h"
 #include "platform/memory_model.h"
@@ -350,6 +353,105 @@ BOOST_AUTO_TEST_CASE(traces_fold_repeated_steps_and_repeated_cycles) {
   BOOST_TEST(lines[3].find("cmpxchg fails") != std::string::npos, all);
   // Only the last groups: the cycle's two steps and count are one group.
   BOOST_TEST(explore_trace_lines(e, shape, 6).size() == 1u + 3 + 1 + 4, all);
+}
+
+// --trace-json's picture of a schedule: a track per thread, a slice per
+// step at its step number, a hold from "inside" to its "released" mark
+// (or to the end), an arrow from a wake to the woken thread's next step
+// and from a store to the weak load that read it; the findings at the end.
+BOOST_AUTO_TEST_CASE(trace_events_show_steps_holds_wakes_and_weak_reads) {
+  static int word = 0, other = 0;
+  ExploredSchedule e;
+  auto step = [&](int thread, const char* what, const void* w, std::uint64_t before,
+                  std::uint64_t after) {
+    e.schedule.trace.push_back(ctl::Step{thread, what, w, true, before, after});
+    return &e.schedule.trace.back();
+  };
+  step(0, "store", &word, 0, 1);            // 1: the store a weak load reads
+  step(0, "store", &word, 1, 2);            // 2
+  step(1, "futex_wait", &other, 0, 0);      // 3: T1 goes to sleep
+  step(0, "holder inside", nullptr, 0, 0);  // 4: T0's hold, released after step 5
+  step(0, "store", &other, 0, 1)->woke = 1u << 1;  // 5: wakes T1
+  e.schedule.marks.push_back({5, 0, "released"});
+  ctl::Step* weak = step(1, "woken", &other, 1, 1);  // 6: T1's next step, the wake's end
+  weak = step(1, "load", &word, 2, 1);               // 7: reads store 1, memory holds 2
+  weak->older = 1;
+  step(1, "holder inside", nullptr, 0, 0);  // 8: never released
+  ExploreShape shape;
+  shape.scenario.family = Family::kMutex;
+  shape.scenario.readers = 0;
+  shape.scenario.writers = 2;
+  nlohmann::json events = nlohmann::json::array();
+  std::uint64_t flows = 1;
+  append_trace_events(events, e, shape, 1, "test", {"writer-exclusion (thread 1): two holders"},
+                      &flows);
+  auto all = [&](const char* ph, const char* cat) {
+    std::vector<nlohmann::json> out;
+    for (const nlohmann::json& ev : events)
+      if (ev["ph"] == ph && (!cat || ev.value("cat", "") == cat)) out.push_back(ev);
+    return out;
+  };
+  BOOST_TEST(all("X", "step").size() == e.schedule.trace.size());
+  BOOST_TEST(all("X", "step")[6]["ts"].get<double>() == 7.0);
+  const auto holds = all("X", "hold");
+  BOOST_REQUIRE(holds.size() == 2u);
+  BOOST_TEST(holds[0]["ts"].get<double>() == 4.0);
+  BOOST_TEST(holds[0]["dur"].get<double>() == 2.0);  // steps 4 and 5
+  BOOST_TEST(holds[1]["dur"].get<double>() == 1.0);  // step 8 to the end
+  // A hold comes before the step it starts with (a viewer nests it so).
+  std::size_t hold_at = 0, step_at = 0;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i].value("cat", "") == "hold" && hold_at == 0) hold_at = i;
+    if (events[i].value("cat", "") == "step" && events[i]["ts"].get<double>() == 4.0) step_at = i;
+  }
+  BOOST_TEST(hold_at < step_at);
+  const auto starts = all("s", "flow"), ends = all("f", "flow");
+  BOOST_REQUIRE(starts.size() == 2u);
+  BOOST_REQUIRE(ends.size() == 2u);
+  BOOST_TEST(starts[0]["name"] == "wakes");
+  BOOST_TEST(starts[0]["ts"].get<double>() == 5.5);
+  BOOST_TEST(ends[0]["ts"].get<double>() == 6.5);
+  BOOST_TEST(ends[0]["tid"].get<int>() == 2);  // T1's track
+  BOOST_TEST(starts[1]["name"] == "read by a later load");
+  BOOST_TEST(starts[1]["ts"].get<double>() == 1.5);  // the store of 1, not the later one of 2
+  BOOST_TEST(ends[1]["ts"].get<double>() == 7.5);
+  BOOST_TEST(starts[0]["id"] == ends[0]["id"]);
+  BOOST_TEST(starts[1]["id"] != starts[0]["id"]);
+  BOOST_TEST(flows == 3u);
+  const auto findings = all("i", "finding");
+  BOOST_REQUIRE(findings.size() == 1u);
+  BOOST_TEST(findings[0]["ts"].get<double>() == 9.0);
+  std::size_t names = 0;
+  for (const nlohmann::json& ev : all("M", nullptr))
+    if (ev["name"].get<std::string>() == "thread_name") ++names;
+  BOOST_TEST(names == 2u);
+}
+
+// mark() is no scheduling point: the same schedule, step for step, with
+// or without marks, and the marks land after the marking thread's step.
+BOOST_AUTO_TEST_CASE(marks_change_no_schedule) {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    ctl::Options o;
+    o.seed = seed;
+    auto body = [](bool marks) {
+      return [marks](int) {
+        for (int k = 0; k < 5; ++k) {
+          ctl::point("work");
+          if (marks) ctl::mark("released");
+        }
+      };
+    };
+    const ctl::Schedule plain = ctl::run(3, o, body(false));
+    const ctl::Schedule marked = ctl::run(3, o, body(true));
+    BOOST_TEST(plain.digest == marked.digest);
+    BOOST_TEST(plain.choices == marked.choices);
+    BOOST_TEST(plain.marks.empty());
+    BOOST_REQUIRE(marked.marks.size() == 15u);
+    for (const ctl::Schedule::Mark& m : marked.marks) {
+      BOOST_REQUIRE(m.after >= 1u);
+      BOOST_TEST(marked.trace[m.after - 1].thread == m.thread);
+    }
+  }
 }
 
 // PCT's guarantee for the run's shape: 1 / (n k^(d-1)).

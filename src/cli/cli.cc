@@ -524,6 +524,10 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   explore->add_option("--outcome", cfg.explore.outcome_path,
                       "FILE: the search's result as one JSON object (verdict, schedules, "
                       "complete, the preemption bound searched completely, replay), for scripts");
+  explore->add_option("--trace-json", cfg.explore.trace_json_path,
+                      "FILE: the failing schedule (or the --replay one) in the Chrome trace-event "
+                      "format Perfetto and chrome://tracing open: a track per thread, a slice per "
+                      "step and hold, arrows for wake-ups and for the store a weak load read");
   explore->add_option("--ops", cfg.explore.ops, "operations per thread (default 2)")
       ->check(CLI::Range(1, 1000));
   explore->add_option("--replay", cfg.explore.replay,
@@ -841,6 +845,9 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
   if (!x.outcome_path.empty())
     if (std::string why = check_report_path(x.outcome_path); !why.empty())
       return "explore --outcome: " + why;
+  if (!x.trace_json_path.empty())
+    if (std::string why = check_report_path(x.trace_json_path); !why.empty())
+      return "explore --trace-json: " + why;
   x.shrink = !raw.explore_no_shrink;
   if (ex.count("--shard") > 0) {
     if (!parse_shard(raw.explore_shard, &x.shard_index, &x.shard_count))

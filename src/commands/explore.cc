@@ -1,6 +1,7 @@
 // rwstress explore (explore.h): strategies over the controlled scheduler,
 // shrinking, traces and replay.
 #include "commands/explore.h"
+#include "commands/explore_trace.h"
 
 #include <signal.h>
 #include <sys/mman.h>
@@ -51,26 +52,7 @@ std::uint64_t schedule_seed(std::uint64_t seed, std::uint64_t i) {
   return splitmix64(seed + 0x9e3779b97f4a7c15ULL * i);
 }
 
-std::string thread_name(const ExploreShape& shape, int t) {
-  if (shape.scenario.family != Family::kRwlock) return fmt::format("T{}", t);
-  return t < shape.scenario.readers ? fmt::format("R{}", t) : fmt::format("W{}", t);
-}
 
-// A word as a trace shows it: in the lock object, in an object a thread
-// named (its task, its stack), or its address.
-std::string word_name(const ExploredSchedule& e, const ExploreShape& shape, const void* w) {
-  if (!w) return "";
-  const auto* b = static_cast<const char*>(e.lock_begin);
-  const auto* p = static_cast<const char*>(w);
-  if (p >= b && p < b + e.lock_size) return fmt::format("lock+{:#x}", p - b);
-  if (const ctl::NamedObject* o = ctl::object_of(e.schedule, w)) {
-    const auto* ob = static_cast<const char*>(o->begin);
-    const std::string who = thread_name(shape, o->thread) + ":" + o->what;
-    if (o->from_end) return fmt::format("{}-{:#x}", who, ob + o->size - p);
-    return p == ob ? who : fmt::format("{}+{:#x}", who, p - ob);
-  }
-  return fmt::format("{}", w);
-}
 
 std::string shape_text(const ExploreShape& shape) {
   const Scenario& sc = shape.scenario;
@@ -128,111 +110,8 @@ std::vector<std::string> finding_lines(const ExploredSchedule& e, const ExploreS
                         : std::string(ctl::outcome_name(e.schedule.outcome)) +
                               ": no thread can make progress");
     for (const ctl::Schedule::ThreadState& t : e.schedule.states)
-      lines.push_back(fmt::format("  thread {}: {}{} at {}", thread_name(shape, t.thread), t.kind,
-                                  t.word ? " on " + word_name(e, shape, t.word) : "", t.at));
-  }
-  return lines;
-}
-
-// The last `last` groups of a trace: a run of identical steps (a
-// spinner's turns) is one line with its count, and a cycle of two to four
-// steps repeated three times or more (two spinners taking turns, a
-// cmpxchg that keeps failing against a store) is its steps once and a line
-// that says how many times they came.
-std::vector<std::string> trace_lines(const ExploredSchedule& e, const ExploreShape& shape,
-                                     int last) {
-  const auto& trace = e.schedule.trace;
-  auto same = [&](std::size_t i, std::size_t j) {
-    const ctl::Step& a = trace[i];
-    const ctl::Step& b = trace[j];
-    return a.thread == b.thread && std::string_view(a.what) == b.what && a.word == b.word &&
-           a.has_value == b.has_value && a.before == b.before && a.after == b.after &&
-           a.older == b.older && a.early == b.early && a.tick == b.tick && a.jump_ns == b.jump_ns;
-  };
-  struct Group {
-    std::size_t first, count, period;  // `count` times the `period` steps from `first`
-  };
-  constexpr std::size_t kLongestCycle = 4, kFoldFrom = 3;
-  std::vector<Group> groups;  // from the end backwards
-  for (std::size_t i = trace.size(); i > 0 && groups.size() < std::size_t(last);) {
-    // The period whose block, ending at i, repeats most often backwards.
-    Group best{i - 1, 1, 1};
-    for (std::size_t p = 1; p <= kLongestCycle && p <= i; ++p) {
-      std::size_t times = 1;
-      while ((times + 1) * p <= i) {
-        const std::size_t from = i - (times + 1) * p;
-        bool equal = true;
-        for (std::size_t k = 0; k < p && equal; ++k) equal = same(from + k, i - p + k);
-        if (!equal) break;
-        ++times;
-      }
-      const bool folds = p == 1 ? times > 1 : times >= kFoldFrom;
-      if (folds && times * p > best.count * best.period) best = {i - times * p, times, p};
-    }
-    groups.push_back(best);
-    i = best.first;
-  }
-  std::vector<std::string> lines;
-  lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", "step", "thread", "point", "word",
-                              "value"));
-  auto step_line = [&](std::size_t at, const std::string& note) {
-    const ctl::Step& s = trace[at];
-    std::string value;
-    if (s.older > 0)  // a load that read an older value than memory held
-      value = fmt::format("{:#x} (memory: {:#x}; an older store the model allows)", s.after,
-                          s.before);
-    else if (s.early)  // a store placed before the latest one, which memory keeps
-      value = fmt::format("{:#x} -> {:#x} (placed before the latest store, {}'s, unseen by this "
-                          "thread: memory keeps {:#x})",
-                          s.before, s.after,
-                          s.early_of >= 0 ? thread_name(shape, s.early_of) : "another thread",
-                          s.before);
-    else if (s.has_value)
-      value = s.before == s.after ? fmt::format("{:#x}", s.before)
-                                  : fmt::format("{:#x} -> {:#x}", s.before, s.after);
-    if (s.tick) value += std::string(value.empty() ? "" : "  ") + "(a tick: need_resched() is true)";
-    if (s.jump_ns > 0)  // (jiffies at the kernel-compat layer's HZ, 1000)
-      value += std::string(value.empty() ? "" : "  ") +
-               fmt::format("(time jumps: +{}, jiffies +{})",
-                           format_duration(std::chrono::nanoseconds(s.jump_ns)),
-                           s.jump_ns / 1'000'000);
-    if (!note.empty()) value += (value.empty() ? "" : "  ") + note;
-    lines.push_back(fmt::format("{:>7}  {:<6} {:<22} {:<18} {}", at + 1,
-                                thread_name(shape, s.thread), s.what, word_name(e, shape, s.word),
-                                value));
-  };
-  // The loads that read an older store, the stores placed before the
-  // latest one (the weak steps a memory-model failure turns on) and the
-  // ticks (a spinner told to stop) before the window, the last
-  // kEarlierOlder of them, so that the trace shows them however long the
-  // run went on after.
-  constexpr std::size_t kEarlierOlder = 8;
-  const std::size_t shown_from = groups.empty() ? trace.size() : groups.back().first;
-  std::vector<std::size_t> earlier;
-  for (std::size_t i = 0; i < shown_from; ++i)
-    if (trace[i].older > 0 || trace[i].early || trace[i].tick || trace[i].jump_ns > 0)
-      earlier.push_back(i);
-  if (!earlier.empty()) {
-    const std::size_t skipped = earlier.size() > kEarlierOlder ? earlier.size() - kEarlierOlder : 0;
-    lines.push_back(fmt::format("{:>7}  (earlier: the chosen events, loads that read an older "
-                                "store, stores placed early, ticks and time jumps{})",
-                                "",
-                                skipped ? fmt::format(", the last {} of {}", kEarlierOlder,
-                                                      earlier.size())
-                                        : ""));
-    for (std::size_t k = skipped; k < earlier.size(); ++k) step_line(earlier[k], "");
-    lines.push_back(fmt::format("{:>7}  (then the last steps)", ""));
-  }
-  for (auto g = groups.rbegin(); g != groups.rend(); ++g) {
-    if (g->period == 1) {
-      step_line(g->first, g->count > 1 ? fmt::format("({} times, to step {})", g->count,
-                                                     g->first + g->count)
-                                       : "");
-      continue;
-    }
-    for (std::size_t k = 0; k < g->period; ++k) step_line(g->first + k, "");
-    lines.push_back(fmt::format("{:>7}  (the {} steps above, {} times in a row, to step {})", "",
-                                g->period, g->count, g->first + g->period * g->count));
+      lines.push_back(fmt::format("  thread {}: {}{} at {}", explore_thread_name(shape, t.thread), t.kind,
+                                  t.word ? " on " + explore_word_name(e, shape, t.word) : "", t.at));
   }
   return lines;
 }
@@ -946,9 +825,39 @@ void print_failure(const RunConfig& cfg, const ExploredSchedule& e, const Explor
   out.print(fmt::format("  the last steps of {} ({} preemption{}; repeats folded):",
                         e.schedule.trace.size(), e.schedule.preemptions,
                         e.schedule.preemptions == 1 ? "" : "s"));
-  for (const std::string& l : trace_lines(e, shape, cfg.explore.trace_steps))
+  for (const std::string& l : explore_trace_lines(e, shape, cfg.explore.trace_steps))
     out.print("  " + l);
 }
+
+// --trace-json FILE: schedules as Chrome trace events, one process each
+// (explore_trace.h), written with the other files at the command's end.
+struct TraceFile {
+  nlohmann::json events = nlohmann::json::array();
+  std::uint64_t next_flow = 1;
+  int schedules = 0;
+
+  void add(const ExploredSchedule& e, const ExploreShape& shape, const std::string& title) {
+    append_trace_events(events, e, shape, ++schedules, title, finding_lines(e, shape), &next_flow);
+  }
+  // Writes it where asked, when there is a schedule to show; "" or why not.
+  std::string write(const RunConfig& cfg, const Output& out) const {
+    const std::string& path = cfg.explore.trace_json_path;
+    if (path.empty()) return "";
+    if (schedules == 0) {
+      out.print(fmt::format("  --trace-json {}: not written (no failing schedule to show)", path));
+      return "";
+    }
+    const nlohmann::json doc = {{"traceEvents", events},
+                                {"displayTimeUnit", "ns"},
+                                {"otherData", {{"tool", "rwstress explore"},
+                                               {"time axis", "1 us = 1 step of the schedule"}}}};
+    if (std::string why = write_report_file(path, doc.dump() + "\n"); !why.empty())
+      return fmt::format("explore --trace-json {}: {}", path, why);
+    out.print(fmt::format("  trace: {} ({} schedule{}; open it in Perfetto or chrome://tracing)",
+                          path, schedules, schedules == 1 ? "" : "s"));
+    return "";
+  }
+};
 
 // --replay: one schedule, step for step.
 int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entry,
@@ -1015,6 +924,13 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
   out.print(fmt::format("{}: {} (the recorded schedule, step for step: digest {:016x})", meta.name,
                         verdict_name(e.verdict), digest));
   if (e.verdict != Verdict::kPass) print_failure(cfg, e, shape, out);
+  TraceFile trace;  // a replay is shown whatever its verdict
+  trace.add(e, shape, fmt::format("{}: {}, replayed ({})", meta.name, verdict_name(e.verdict),
+                                  shape_text(shape)));
+  if (std::string why = trace.write(cfg, out); !why.empty()) {
+    out.error(why);
+    return e.verdict == Verdict::kPass ? 2 : exit_code_of(e.verdict);
+  }
   return exit_code_of(e.verdict);
 }
 
@@ -1332,8 +1248,14 @@ int run_explore(const RunConfig& cfg, const Output& out) {
   if (!cfg.explore.merge.empty()) return merge_outcomes(cfg, out);
   Verdict worst = Verdict::kPass;
   nlohmann::json runs = nlohmann::json::array();
-  // --outcome: written whatever ends the command (a verdict, a signal).
+  TraceFile trace;
+  // --outcome and --trace-json: written whatever ends the command (a
+  // verdict, a signal).
   const auto done = [&](int code) {
+    if (std::string why = trace.write(cfg, out); !why.empty()) {
+      out.error(why);
+      if (code == 0) code = 2;
+    }
     if (cfg.explore.outcome_path.empty() || !cfg.explore.replay.empty()) return code;
     nlohmann::json doc;
     doc["rwstress_explore_outcome"] = 1;
@@ -1452,6 +1374,9 @@ int run_explore(const RunConfig& cfg, const Output& out) {
                           seconds));
     for (const std::string& n : notes) out.print("  " + n);
     print_failure(cfg, search.failure, shape, out);
+    trace.add(search.failure, shape,
+              fmt::format("{}: {} at schedule {} ({})", meta->name,
+                          verdict_name(search.failure.verdict), search.found_at, shape_text(shape)));
     const int same = replays_matching(cfg, entry, shape, search.failure, cfg.explore.replays);
     if (interrupt_signal() == 0)
       out.print(fmt::format("  replayed {} times: {} the same step for step (digest {:016x})",
@@ -1517,11 +1442,6 @@ ExploreOutcome explore_quietly(const RunConfig& cfg, const LockMeta& meta) {
   if (!search.found && interrupt_signal() != 0) o.verdict = Verdict::kInterrupted, o.complete = false;
   o.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return o;
-}
-
-std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const ExploreShape& shape,
-                                             int last) {
-  return trace_lines(e, shape, last);
 }
 
 std::string explore_command(const RunConfig& cfg, const LockMeta& meta) {

@@ -90,13 +90,6 @@ struct ExploreOutcome {
 };
 ExploreOutcome explore_quietly(const RunConfig& cfg, const LockMeta& meta);
 
-// A failing schedule's last `last` trace groups as explore prints them (a
-// run of one step folded into a line with its count, a cycle of 2 to 4
-// steps repeated 3 times or more into its steps once and a count line),
-// after a header line.
-std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const ExploreShape& shape,
-                                             int last);
-
 // The explore command (after "rwstress ") that runs cfg's search of `meta`
 // again: the same schedules in the same order, the same first failure.
 std::string explore_command(const RunConfig& cfg, const LockMeta& meta);

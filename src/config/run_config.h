@@ -124,6 +124,7 @@ struct RunConfig {
     std::uint64_t schedules = 1000;  // --schedules: at most this many
     std::uint64_t time_ns = 0;       // --time: and for at most this long (0: no limit)
     std::string outcome_path;        // --outcome FILE: the search's result as JSON
+    std::string trace_json_path;     // --trace-json FILE: failing schedules as Chrome trace events
     int ops = 2;                     // --ops: operations per thread
     std::string replay;              // --replay DIGEST:CHOICES
     std::uint64_t step_ns = 1000;    // --step-time: the run's clock per step

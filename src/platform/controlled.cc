@@ -605,6 +605,13 @@ void point(const char* what) {
   r->step(lock, tl_index, what);
 }
 
+void mark(const char* what) {
+  Run* r = tl_run;
+  if (!r) return;
+  std::lock_guard lock(r->mutex);
+  r->schedule.marks.push_back({r->schedule.trace.size(), tl_index, what});
+}
+
 bool signal_check(const char* what) {
   Run* r = tl_run;
   if (!r) return false;
@@ -946,6 +953,8 @@ int futex_wake(const void* word, int n) {
     if (woken == n) break;
     r->unblock(std::size_t(i));
     if (r->memory) r->memory->wake(tl_index, i);
+    if (!r->schedule.trace.empty() && r->schedule.trace.back().thread == tl_index)
+      r->schedule.trace.back().woke |= std::uint64_t(1) << i;  // (the waker's latest step)
     ++woken;
   }
   if (woken > 0) r->moved();

@@ -173,6 +173,7 @@ struct Step {
   int early_of = -1;   // that latest store's thread (which may have made it with a plain C store)
   bool tick = false;   // a tick came at the step's need_resched() check (tick())
   std::uint64_t jump_ns = 0;  // time jumped by at the step's clock read (read_clock())
+  std::uint64_t woke = 0;     // the threads a futex_wake() after the step woke (bit per thread)
 };
 
 // At one decision: the threads the strategy could pick (bit per thread),
@@ -231,6 +232,13 @@ struct Schedule {
   };
   std::vector<ThreadState> states;
   std::vector<NamedObject> objects;  // name_object() and the threads' stacks
+  // What a thread told with mark(): after step `after` steps of the trace.
+  struct Mark {
+    std::size_t after;
+    int thread;
+    const char* what;
+  };
+  std::vector<Mark> marks;
 };
 
 // For a crash handler: the calling thread's run's schedule so far (its
@@ -316,6 +324,11 @@ bool signals();
 bool woke_spuriously();
 // A step that may have changed shared state: spinners may look again.
 void point(const char* what);
+// Notes `what` for the calling thread where the trace stands (after its
+// latest step), with no scheduling point: the schedule, its choices and
+// its digest are the same with or without it. A trace's picture reads it
+// (explore --trace-json ends a hold at the harness's "released").
+void mark(const char* what);
 // A point where a signal may arrive (a killable or interruptible sleep's
 // signal check): with Options::signals, the scheduler may choose that one
 // does as it picks the thread to go on (the choice is recorded with the

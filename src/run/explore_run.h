@@ -439,6 +439,7 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
       s.record.check_whole(i, s.violations);
       s.exclusion.reader_exit();
       s.lock.up_read();
+      controlled::mark("released");  // (a hold's end, for --trace-json)
       continue;
     }
     ++s.writers_waiting;
@@ -464,11 +465,13 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
                              "a writer changed the record after my downgrade_write", s.violations);
         s.exclusion.reader_exit();
         s.lock.up_read();
+        controlled::mark("released");
         continue;
       }
     }
     s.exclusion.writer_exit();
     s.lock.up_write();
+    controlled::mark("released");
     --s.writers_in;
   }
 }
@@ -491,6 +494,7 @@ void mutex_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
     exclusive_hold(s, i, op, "holder inside", "another holder changed the record during my hold");
     s.exclusion.writer_exit();
     s.lock.unlock();
+    controlled::mark("released");
   }
 }
 
@@ -513,6 +517,7 @@ void semaphore_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
     controlled::point("holder inside");
     s.bound.exit();
     s.lock.up();
+    controlled::mark("released");
   }
 }
 
