@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -663,11 +664,44 @@ BOOST_AUTO_TEST_CASE(validate_refuses_bad_input) {
   BOOST_TEST(bad_time.exit_code == 2);
   BOOST_TEST(lines(bad_time.err) == 1, bad_time.err);
   for (const char* bad : {"validate --lock xadd --explore-schedules 0",
-                          "validate --lock xadd --no-explore --explore-schedules 10"}) {
+                          "validate --lock xadd --no-explore --explore-schedules 10",
+                          "validate --lock xadd --explore-time 0", "validate --lock xadd --explore-time x",
+                          "validate --lock xadd --no-explore --explore-time 5s"}) {
     ProcessResult r = run_rwstress(bad);
     BOOST_TEST(r.exit_code == 2, bad);
     BOOST_TEST(lines(r.err) == 1, bad << ": " << r.err);
   }
+}
+
+// validate's exploration stage spends its time budget: each run takes
+// at least --explore-schedules, then goes on within its share of
+// --explore-time, so a larger budget runs more schedules.
+BOOST_AUTO_TEST_CASE(validate_explores_for_its_time_budget) {
+  const auto stage = [](const std::string& more) {
+    ProcessResult r = run_rwstress("validate --lock ticket --time 2s --explore-schedules 10 " + more);
+    BOOST_TEST(r.exit_code == 0, more << ": " << r.out << r.err);
+    // The sampling runs' schedules (the rows whose last column is a count).
+    std::uint64_t schedules = 0;
+    double seconds = 0;
+    std::istringstream in(r.out.substr(r.out.find("EXPLORATION")));
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line) && !line.empty()) {
+      std::istringstream row(line.substr(36));
+      std::string verdict, count;
+      double s = 0;
+      row >> verdict >> s >> count;
+      seconds += s;
+      if (count != "complete") schedules += std::stoull(count);
+    }
+    return std::pair{schedules, seconds};
+  };
+  const auto [few, quick] = stage("--explore-time 1ms");
+  const auto [many, slow] = stage("--explore-time 3s");
+  BOOST_TEST(few >= 10u);
+  BOOST_TEST(many > few * 10, few << " then " << many);
+  BOOST_TEST(slow > 2.0, slow);  // (the budget is spent, less the exhaustive run's leftover)
+  BOOST_TEST(quick < slow);
 }
 
 // validate's exploration stage runs under the memory model: a missing

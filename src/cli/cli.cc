@@ -320,6 +320,7 @@ struct RawOptions {
   std::string kernel_time = "1m";
   std::string kernel_explore_time = "3m";
   std::string explore_time;
+  std::string validate_explore_time;
   std::vector<std::string> kernel_files, kernel_config;  // each repeatable, comma-separated
   bool kernel_no_validate = false;
   bool validate_no_explore = false;
@@ -471,8 +472,12 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                      "skip the exploration stage (the controlled scheduler's runs of a lock it sees "
                      "inside: in-tree locks, explore builds of plugins)");
   validate->add_option("--explore-schedules", cfg.validate_explore_schedules,
-                       "at most this many schedules per exploration run (default 1000; five times as many for the exhaustive search)")
+                       "at least this many schedules per exploration run, then on within its share "
+                       "of --explore-time (default 1000; five times as many for the exhaustive search)")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(100'000'000)));
+  validate->add_option("--explore-time", raw.validate_explore_time,
+                       "the exploration stage's budget per lock, on top of --time, shared by its "
+                       "runs as they go (default: a quarter of --time)");
   CLI::App* kernel = raw.kernel = app.add_subcommand(
       "kernel", "a kernel tree's own locking files (and your patches to them), built on the "
                 "kernel-compat layer and validated");
@@ -1089,6 +1094,12 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
     cfg.validate_explore = !raw.validate_no_explore;
     if (raw.validate->count("--explore-schedules") > 0 && !cfg.validate_explore)
       return usage_error("validate --explore-schedules: not with --no-explore");
+    if (raw.validate->count("--explore-time") > 0) {
+      if (!cfg.validate_explore) return usage_error("validate --explore-time: not with --no-explore");
+      auto et = parse_duration(raw.validate_explore_time, &error, std::chrono::milliseconds(1));
+      if (!et) return usage_error("validate --explore-time: " + error);
+      cfg.validate_explore_time = *et;
+    }
   }
   if (raw.fuzz->parsed()) {
     if (raw.fuzz->count("--time") > 0 && raw.fuzz->count("--trials") > 0)

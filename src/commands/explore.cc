@@ -163,10 +163,12 @@ struct Search {
   bool stopped_at(std::uint64_t key) const {
     return stop != nullptr && stop->load(std::memory_order_relaxed) < key;
   }
-  // Whether the search may go on: schedules left, no signal, time left.
+  // Whether the search may go on: schedules left, no signal, time left
+  // (or fewer than the schedules it runs whatever the time: validate's).
   bool go_on(const RunConfig& cfg) {
     if (schedules >= cfg.explore.schedules || interrupt_signal() != 0) return false;
-    if (deadline && Clock::now() >= *deadline) out_of_time = true;
+    if (deadline && Clock::now() >= *deadline && schedules >= cfg.explore.min_schedules)
+      out_of_time = true;
     return !out_of_time;
   }
   // Whether any schedule met a need_resched() check (a tick could come)

@@ -284,12 +284,26 @@ struct StageResult {
 // The exploration stage of one lock: each run in a child process (a lock
 // that crashes under a schedule takes only the child; its handler prints
 // the schedule's replay line first).
+// The stage has a time budget (--explore-time, a quarter of --time by
+// default): each run takes at least its --explore-schedules, then goes on
+// within an equal share of what is left of the budget, so that a run
+// that ends early (an exhaustive search that completed, a failure) leaves
+// its time to the runs after it.
 StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Output& out) {
   StageResult r;
   const std::vector<ExploreScenario> battery = explore_battery(meta);
+  const std::chrono::nanoseconds budget = base.validate_explore_time.count() > 0
+                                              ? base.validate_explore_time
+                                              : base.validate_time / 4;
+  const auto began = std::chrono::steady_clock::now();
+  out.print(fmt::format("exploration stage: {} runs, {} in all (each at least {} schedules, "
+                        "exhaustive {}; then within its share of the time left)",
+                        battery.size(), format_duration(budget), base.validate_explore_schedules,
+                        base.validate_explore_schedules * 5));
   out.print(fmt::format("{:<36} {:<8} {:>8} {:>14}", "EXPLORATION", "VERDICT", "SECONDS",
                         "SCHEDULES"));
-  for (const ExploreScenario& x : battery) {
+  for (std::size_t at = 0; at < battery.size(); ++at) {
+    const ExploreScenario& x = battery[at];
     if (interrupt_signal() != 0) return r;
     RunConfig cfg = explore_config(base, meta, x.readers, x.writers, x.count);
     if (std::string err = parse_explore_strategy(x.strategy, &cfg.explore); !err.empty()) {
@@ -298,8 +312,18 @@ StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Out
       return r;
     }
     // An exhaustive search that completes is a proof for its shape: it
-    // gets five times the budget (a few seconds at most).
-    cfg.explore.schedules = base.validate_explore_schedules * (cfg.explore.exhaustive ? 5 : 1);
+    // gets five times the schedules (a few seconds at most).
+    cfg.explore.min_schedules =
+        base.validate_explore_schedules * (cfg.explore.exhaustive ? 5 : 1);
+    const auto left = budget - (std::chrono::steady_clock::now() - began);
+    const auto share = std::chrono::duration_cast<std::chrono::milliseconds>(
+        left / std::int64_t(battery.size() - at));
+    if (share.count() > 0) {
+      cfg.explore.schedules = std::uint64_t(1) << 40;  // (--schedules' most)
+      cfg.explore.time_ns = std::uint64_t(std::chrono::nanoseconds(share).count());
+    } else {
+      cfg.explore.schedules = cfg.explore.min_schedules;
+    }
     r.exhaustive += cfg.explore.exhaustive;
     cfg.explore.signals = x.signals;
     using Model = ExploreScenario::Model;
@@ -307,8 +331,8 @@ StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Out
                          : x.model == Model::kLocksOwn && memory_modelled(meta) ? ExploreMemory::kC11
                                                                                  : ExploreMemory::kSc;
     if (cfg.explore.exhaustive) cfg.explore.stale_reads = kExhaustiveStaleReads;
-    const ChildEnd end = run_in_child(
-        [&] { return to_text(explore_quietly(cfg, meta)); }, std::chrono::seconds(600));
+    const ChildEnd end = run_in_child([&] { return to_text(explore_quietly(cfg, meta)); },
+                                      std::chrono::seconds(600) + share * 2);
     ExploreOutcome o;
     if (!end.forked || !end.answered || !from_text(end.text, &o)) {
       o = ExploreOutcome{};

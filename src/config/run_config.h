@@ -75,6 +75,9 @@ struct RunConfig {
   std::chrono::nanoseconds validate_time = std::chrono::minutes(2);  // validate --time
   bool validate_explore = true;                   // validate --no-explore turns it off
   std::uint64_t validate_explore_schedules = 1000;  // validate --explore-schedules: per run
+  // validate --explore-time: the exploration stage's budget per lock (on
+  // top of --time); 0: a quarter of validate_time.
+  std::chrono::nanoseconds validate_explore_time{0};
   // rwstress fuzz (src/commands/fuzz.h, docs/fuzzing.md).
   struct Fuzz {
     std::chrono::nanoseconds time = std::chrono::minutes(10);  // --time: the campaign's budget
@@ -122,6 +125,7 @@ struct RunConfig {
     int depth = 3;                  // PCT's D
     int preemptions = 2;            // exhaustive's bound C
     std::uint64_t schedules = 1000;  // --schedules: at most this many
+    std::uint64_t min_schedules = 0;  // and at least this many before --time stops it (validate)
     std::uint64_t time_ns = 0;       // --time: and for at most this long (0: no limit)
     std::string outcome_path;        // --outcome FILE: the search's result as JSON
     std::string trace_json_path;     // --trace-json FILE: failing schedules as Chrome trace events
