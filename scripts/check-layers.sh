@@ -5,7 +5,7 @@
 #   scripts/check-layers.sh [SOURCE_DIR]
 set -euo pipefail
 root=${1:-$(dirname "$0")/..}
-layers=(platform locks injectors model config report run registry commands cli)
+layers=(explore platform locks injectors model config report run registry commands cli)
 rank() {
   local i
   for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }; done

@@ -1,4 +1,4 @@
-// The controlled scheduler (src/platform/controlled.h): one thread at a
+// The controlled scheduler (src/explore/controlled.h): one thread at a
 // time, a strategy at each point, exact deadlock and livelock, and replay
 // step for step; first on toy locks written against its points, then on
 // the in-tree locks' controlled instantiations (the atomic seam,
@@ -12,7 +12,9 @@
 #include <memory>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,8 +23,8 @@
 #include "commands/explore.h"
 #include "commands/explore_trace.h"
 #include "locks/hooks.h"
-#include "platform/controlled.h"
-#include "platform/memory_model.h"
+#include "explore/controlled.h"
+#include "explore/memory_model.h"
 #include "locks/busted/busted_rwlocks.h"
 #include "locks/rwlock/rwsem_xadd.h"
 #include "registry/registry.h"
@@ -450,6 +452,60 @@ BOOST_AUTO_TEST_CASE(marks_change_no_schedule) {
     for (const ctl::Schedule::Mark& m : marked.marks) {
       BOOST_REQUIRE(m.after >= 1u);
       BOOST_TEST(marked.trace[m.after - 1].thread == m.thread);
+    }
+  }
+}
+
+// Conflict-guided PCT counts only the steps at a word another thread
+// touched before in the schedule (or one the search learned is shared):
+// not a thread's private words, not hook points; and a schedule names the
+// words two of its threads touched.
+BOOST_AUTO_TEST_CASE(conflicting_steps_are_accesses_to_words_another_thread_touched) {
+  static int shared_word = 0;
+  static int own[2] = {0, 0};
+  const auto body = [](int i) {
+    for (int k = 0; k < 3; ++k) ctl::point("private work");
+    for (int k = 0; k < 2; ++k) {
+      ctl::access(&own[i], "own word");
+      ctl::accessed(0, 0);
+      ctl::access(&shared_word, "shared word");
+      ctl::accessed(0, 0);
+    }
+  };
+  ctl::Options o;
+  o.strategy = ctl::Strategy::kFirst;  // thread 0 to its end, then thread 1
+  o.pct_conflicts = true;
+  const ctl::Schedule first = ctl::run(2, o, body);
+  BOOST_TEST(first.conflicts == 2u);  // thread 1's two at the shared word
+  BOOST_REQUIRE(first.shared.size() == 1u);
+  BOOST_TEST(first.shared[0] == static_cast<const void*>(&shared_word));
+  const std::unordered_set<const void*> learned(first.shared.begin(), first.shared.end());
+  o.shared_words = &learned;  // thread 0's first accesses count too
+  BOOST_TEST(ctl::run(2, o, body).conflicts == 4u);
+  o.pct_conflicts = false;
+  BOOST_TEST(ctl::run(2, o, body).conflicts == 0u);
+  // PCT's change points then fall on those steps only: with one change
+  // point among k = 2 conflicting steps, the thread that runs first is
+  // switched out just before a shared access, never before private work.
+  o.pct_conflicts = true;
+  o.shared_words = nullptr;
+  o.strategy = ctl::Strategy::kPct;
+  o.pct_depth = 2;
+  o.pct_steps = 4;
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    o.seed = seed;
+    const ctl::Schedule s = ctl::run(2, o, body);
+    BOOST_TEST((s.outcome == ctl::Outcome::kDone));
+    // A thread switched out resumes (later in the trace) at the point it
+    // was switched out at: a shared access, whichever seed.
+    for (std::size_t i = 1; i < s.trace.size(); ++i) {
+      const int out = s.trace[i - 1].thread;
+      if (s.trace[i].thread == out) continue;
+      for (std::size_t j = i + 1; j < s.trace.size(); ++j)
+        if (s.trace[j].thread == out) {
+          BOOST_TEST(std::string_view(s.trace[j].what) == "shared word", "seed " << seed);
+          break;
+        }
     }
   }
 }
@@ -1437,7 +1493,7 @@ BOOST_AUTO_TEST_CASE(controlled_atomics_outside_a_run_are_plain_atomics) {
   BOOST_TEST(a.load() == 7u);
 }
 
-// The memory model's views, litmus by litmus (platform/memory_model.h):
+// The memory model's views, litmus by litmus (explore/memory_model.h):
 // message passing needs a release and an acquire (or fences in their
 // place); a relaxed RMW carries a release sequence on; seq_cst fences,
 // everyone's fence and a wake-up join views.

@@ -1,5 +1,5 @@
 // rwstress explore: a lock's threads under the controlled scheduler
-// (platform/controlled.h), schedule after schedule, by a strategy (random,
+// (explore/controlled.h), schedule after schedule, by a strategy (random,
 // PCT, or every schedule within a preemption bound), with the checkers
 // every run uses and exact deadlock and livelock. A failing schedule is
 // shrunk to fewer preemptions where one still fails, printed as its last

@@ -123,6 +123,7 @@ struct RunConfig {
     bool exhaustive = false;        // exhaustive[:preemptions=C]
     bool pct = true;                // pct[:depth=D]; neither: random
     int depth = 3;                  // PCT's D
+    bool conflicts = false;         // pct:conflicts: conflict-guided PCT
     int preemptions = 2;            // exhaustive's bound C
     std::uint64_t schedules = 1000;  // --schedules: at most this many
     std::uint64_t min_schedules = 0;  // and at least this many before --time stops it (validate)

@@ -14,7 +14,7 @@
 
 #include <unistd.h>
 
-#include "platform/controlled.h"
+#include "explore/controlled.h"
 
 namespace rwstress {
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "platform/controlled.h"
+#include "explore/controlled.h"
 
 namespace rwstress {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "locks/futex.h"
-#include "platform/controlled.h"
+#include "explore/controlled.h"
 #include "platform/lock_warnings.h"
 
 namespace rwstress {

@@ -25,7 +25,7 @@
 #include "injectors/injection.h"
 #include "locks/hooks.h"
 #include "locks/urcu_thread.h"
-#include "platform/controlled.h"
+#include "explore/controlled.h"
 #include "registry/explore_host.h"
 #include "run/checkers.h"
 #include "run/run_driver.h"

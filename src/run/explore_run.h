@@ -23,7 +23,7 @@
 #include "model/lock_traits.h"
 #include "model/run_result.h"
 #include "model/scenario.h"
-#include "platform/controlled.h"
+#include "explore/controlled.h"
 #include "run/checkers.h"
 #include "run/preference_check.h"
 

@@ -29,7 +29,7 @@
 #include "locks/hooks.h"
 #include "model/lock_traits.h"
 #include "model/scenario.h"
-#include "platform/controlled.h"
+#include "explore/controlled.h"
 
 namespace rwstress {
 

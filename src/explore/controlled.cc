@@ -1,6 +1,6 @@
 // The controlled scheduler: one baton (a mutex and a futex word a thread) passed
 // between real threads at their scheduling points (controlled.h).
-#include "platform/controlled.h"
+#include "explore/controlled.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +12,7 @@
 #include <random>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -21,7 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "platform/memory_model.h"
+#include "explore/memory_model.h"
 
 namespace rwstress::controlled {
 
@@ -138,6 +139,7 @@ struct Run {
   std::vector<const char*> at;  // where each thread last stopped
   std::vector<int> priority;    // PCT
   std::vector<std::uint64_t> change_at;  // PCT: steps whose runner drops; kBounded: may switch
+  std::unordered_map<const void*, std::uint64_t> touched;  // pct_conflicts: by which threads
   std::vector<int> ready, moving;        // choose()'s scratch
   std::mt19937_64 rng;
   Schedule schedule;
@@ -409,6 +411,19 @@ struct Run {
     }
   }
 
+  // Whether `me`'s step at `word` touches a word another thread of the
+  // schedule touched before (pct_conflicts); notes that `me` touched it.
+  bool conflicting(int me, const void* word) {
+    if (!word) return false;
+    std::uint64_t& by = touched[word];
+    const std::uint64_t mine = std::uint64_t(1) << me;
+    const bool others = (by & ~mine) != 0;
+    if (others && (by & mine) == 0 && __builtin_popcountll(by) == 1)
+      schedule.shared.push_back(word);  // (its second thread)
+    by |= mine;
+    return others || (options.shared_words && options.shared_words->count(word) > 0);
+  }
+
   // `me` reached a point: apply PCT's change point, let the strategy pick
   // the next runner, and once `me` runs again record its step (the trace
   // is in the order the steps were carried out). Returns the step's index.
@@ -418,9 +433,12 @@ struct Run {
     if (options.between_steps) options.between_steps();
     if (state[std::size_t(me)] != State::kBlocked) at[std::size_t(me)] = what;  // asleep: the wait's
     ++steps;
-    if (options.strategy == Strategy::kPct)
+    // The step PCT counts: every one, or (pct_conflicts) the conflicting.
+    std::uint64_t counted = steps;
+    if (options.pct_conflicts) counted = conflicting(me, word) ? ++schedule.conflicts : 0;
+    if (options.strategy == Strategy::kPct && counted > 0)
       for (std::size_t i = 0; i < change_at.size(); ++i)
-        if (change_at[i] == steps) priority[std::size_t(me)] = int(i) + 1;
+        if (change_at[i] == counted) priority[std::size_t(me)] = int(i) + 1;
     if (steps >= options.max_steps) {
       stop(Outcome::kLivelock);
       park_if_stopped(lock, me);

@@ -1,4 +1,4 @@
-#include "platform/memory_model.h"
+#include "explore/memory_model.h"
 
 #include <algorithm>
 #include <cstring>

@@ -28,6 +28,7 @@
 #include <functional>
 #include <string>
 #include <type_traits>
+#include <unordered_set>
 #include <vector>
 
 namespace rwstress::controlled {
@@ -52,6 +53,17 @@ struct Options {
   std::uint64_t seed = 0;
   int pct_depth = 2;               // D: finds bugs of depth D (D-1 change points)
   std::uint64_t pct_steps = 1000;  // k: change points are drawn among steps 1..k
+  // Conflict-guided PCT: the steps PCT counts (its change points, its k)
+  // are only the conflicting ones: an access to a word another thread of
+  // the schedule accessed before it, or to one of `shared_words` (words
+  // two threads touched in the search's earlier schedules: a thread's
+  // first access to a shared word, before the others came, is one too). A
+  // change point then falls just before a shared access, not on a
+  // thread's private work or a hook point. Counted in any strategy where
+  // set (Schedule::conflicts, Schedule::shared), so that schedule 1
+  // measures k.
+  bool pct_conflicts = false;
+  const std::unordered_set<const void*>* shared_words = nullptr;
   int preemptions = 0;             // kBounded: how many steps may switch a thread out
   // random, pct, bounded: up to this many spurious wake-ups a schedule, each
   // a choice (at a decision with a sleeper, one time in 16, a sleeper is
@@ -128,7 +140,7 @@ struct Options {
   // read (or once, a store placed early); empty: the strategy's.
   std::vector<int> replay;
   // --memory c11 or tso: the run keeps a memory model
-  // (platform/memory_model.h) that model_access(), model_load() and
+  // (explore/memory_model.h) that model_access(), model_load() and
   // model_fence() feed and model_missed() asks.
   Memory memory = Memory::kSc;
   // Under a model, random, pct and bounded schedules may let a load read
@@ -223,6 +235,8 @@ struct Schedule {
   std::vector<Step> trace;
   std::uint64_t digest = 0;  // of the trace (thread and point of every step)
   int preemptions = 0;       // steps where a thread that could go on was switched out
+  std::uint64_t conflicts = 0;  // Options::pct_conflicts: its conflicting steps
+  std::vector<const void*> shared;  // ... and the words two of its threads touched
   // A deadlock or livelock: each unfinished thread's state.
   struct ThreadState {
     int thread;
