@@ -478,12 +478,18 @@ BOOST_AUTO_TEST_CASE(conflicting_steps_are_accesses_to_words_another_thread_touc
   const ctl::Schedule first = ctl::run(2, o, body);
   BOOST_TEST(first.conflicts == 2u);  // thread 1's two at the shared word
   BOOST_REQUIRE(first.shared.size() == 1u);
-  BOOST_TEST(first.shared[0] == static_cast<const void*>(&shared_word));
-  const std::unordered_set<const void*> learned(first.shared.begin(), first.shared.end());
+  BOOST_TEST(first.shared[0] == o.word_key(&shared_word));
+  const std::unordered_set<std::uint64_t> learned(first.shared.begin(), first.shared.end());
   o.shared_words = &learned;  // thread 0's first accesses count too
   BOOST_TEST(ctl::run(2, o, body).conflicts == 4u);
   o.pct_conflicts = false;
   BOOST_TEST(ctl::run(2, o, body).conflicts == 0u);
+  // A word of the lock object is known by its offset (a new object every
+  // schedule), any other by its address.
+  o.lock_begin = own;
+  o.lock_size = sizeof own;
+  BOOST_TEST(o.word_key(&own[1]) == ((std::uint64_t(1) << 63) | sizeof(int)));
+  BOOST_TEST(o.word_key(&shared_word) == std::uint64_t(reinterpret_cast<std::uintptr_t>(&shared_word)));
   // PCT's change points then fall on those steps only: with one change
   // point among k = 2 conflicting steps, the thread that runs first is
   // switched out just before a shared access, never before private work.

@@ -166,7 +166,7 @@ static ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape&
   // the shared words: at most kSharedWords, addresses that change from
   // schedule to schedule, a thread's stack, would grow it without end.)
   constexpr std::size_t kSharedWords = 4096;
-  for (const void* w : e.schedule.shared)
+  for (const std::uint64_t w : e.schedule.shared)
     if (search.shared_words.size() < kSharedWords) search.shared_words.insert(w);
   if (e.schedule.trace.size() < o.fair_from() || search.k == 0)
     search.k = std::max<std::uint64_t>(

@@ -38,7 +38,7 @@ struct Search {
   std::uint64_t found_at = 0;  // 1-based schedule number
   ExploredSchedule failure;
   std::uint64_t k = 0;  // PCT's step bound: the longest schedule seen
-  std::unordered_set<const void*> shared_words;  // pct:conflicts: touched by two threads
+  std::unordered_set<std::uint64_t> shared_words;  // pct:conflicts: touched by two threads (word_key)
   // --time: the search stops at `deadline` (and says so: `out_of_time`).
   std::optional<Clock::time_point> deadline;
   bool out_of_time = false;

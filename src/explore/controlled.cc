@@ -419,23 +419,27 @@ struct Run {
     const std::uint64_t mine = std::uint64_t(1) << me;
     const bool others = (by & ~mine) != 0;
     if (others && (by & mine) == 0 && __builtin_popcountll(by) == 1)
-      schedule.shared.push_back(word);  // (its second thread)
+      schedule.shared.push_back(options.word_key(word));  // (its second thread)
     by |= mine;
-    return others || (options.shared_words && options.shared_words->count(word) > 0);
+    return others ||
+           (options.shared_words && options.shared_words->count(options.word_key(word)) > 0);
   }
 
   // `me` reached a point: apply PCT's change point, let the strategy pick
   // the next runner, and once `me` runs again record its step (the trace
   // is in the order the steps were carried out). Returns the step's index.
+  // `shared`: a point with no word that stands for shared state all the
+  // same (shared_point()): conflict-guided PCT counts it.
   std::size_t step(std::unique_lock<std::mutex>& lock, int me, const char* what,
-                   const void* word = nullptr) {
+                   const void* word = nullptr, bool shared = false) {
     settle_plain(me);
     if (options.between_steps) options.between_steps();
     if (state[std::size_t(me)] != State::kBlocked) at[std::size_t(me)] = what;  // asleep: the wait's
     ++steps;
     // The step PCT counts: every one, or (pct_conflicts) the conflicting.
     std::uint64_t counted = steps;
-    if (options.pct_conflicts) counted = conflicting(me, word) ? ++schedule.conflicts : 0;
+    if (options.pct_conflicts)
+      counted = shared || conflicting(me, word) ? ++schedule.conflicts : 0;
     if (options.strategy == Strategy::kPct && counted > 0)
       for (std::size_t i = 0; i < change_at.size(); ++i)
         if (change_at[i] == counted) priority[std::size_t(me)] = int(i) + 1;
@@ -621,6 +625,14 @@ void point(const char* what) {
   std::unique_lock lock(r->mutex);
   r->moved();  // someone may have changed something: spinners look again
   r->step(lock, tl_index, what);
+}
+
+void shared_point(const char* what) {
+  Run* r = tl_run;
+  if (!r) return;
+  std::unique_lock lock(r->mutex);
+  r->moved();
+  r->step(lock, tl_index, what, nullptr, true);
 }
 
 void mark(const char* what) {

@@ -61,9 +61,19 @@ struct Options {
   // change point then falls just before a shared access, not on a
   // thread's private work or a hook point. Counted in any strategy where
   // set (Schedule::conflicts, Schedule::shared), so that schedule 1
-  // measures k.
+  // measures k. A word is known from schedule to schedule by its offset
+  // in the lock object (lock_begin, lock_size: a new one every schedule),
+  // else by its address (word_key()).
   bool pct_conflicts = false;
-  const std::unordered_set<const void*>* shared_words = nullptr;
+  const std::unordered_set<std::uint64_t>* shared_words = nullptr;
+  const void* lock_begin = nullptr;
+  std::size_t lock_size = 0;
+  std::uint64_t word_key(const void* word) const {
+    const auto w = reinterpret_cast<std::uintptr_t>(word);
+    const auto b = reinterpret_cast<std::uintptr_t>(lock_begin);
+    if (lock_begin && w >= b && w - b < lock_size) return (std::uint64_t(1) << 63) | (w - b);
+    return std::uint64_t(w);
+  }
   int preemptions = 0;             // kBounded: how many steps may switch a thread out
   // random, pct, bounded: up to this many spurious wake-ups a schedule, each
   // a choice (at a decision with a sleeper, one time in 16, a sleeper is
@@ -236,7 +246,7 @@ struct Schedule {
   std::uint64_t digest = 0;  // of the trace (thread and point of every step)
   int preemptions = 0;       // steps where a thread that could go on was switched out
   std::uint64_t conflicts = 0;  // Options::pct_conflicts: its conflicting steps
-  std::vector<const void*> shared;  // ... and the words two of its threads touched
+  std::vector<std::uint64_t> shared;  // ... and the words two of its threads touched (word_key)
   // A deadlock or livelock: each unfinished thread's state.
   struct ThreadState {
     int thread;
@@ -338,6 +348,11 @@ bool signals();
 bool woke_spuriously();
 // A step that may have changed shared state: spinners may look again.
 void point(const char* what);
+// A point that stands for state every thread shares though it names no
+// word (the harness's hold, where each holder checks the shared record):
+// the same point for every strategy, and a conflicting step for
+// conflict-guided PCT (Options::pct_conflicts).
+void shared_point(const char* what);
 // Notes `what` for the calling thread where the trace stands (after its
 // latest step), with no scheduling point: the schedule, its choices and
 // its digest are the same with or without it. A trace's picture reads it

@@ -414,7 +414,7 @@ std::uint64_t exclusive_hold(Shared<Lock>& s, int i, int op, const char* inside,
   s.exclusion.writer_enter(i, s.violations);
   ordered_entry(s, i, "a holder", true);
   s.record.write(value);
-  controlled::point(inside);
+  controlled::shared_point(inside);  // (the hold: conflict-guided PCT counts it)
   s.record.check_holds(value, i, ViolationKind::kTornRecord, changed, s.violations);
   return value;
 }
@@ -435,7 +435,7 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
       ++s.reads_taken[std::size_t(i)];
       s.exclusion.reader_enter(i, s.violations);
       ordered_entry(s, i, "a reader", false);
-      controlled::point("reader inside");
+      controlled::shared_point("reader inside");
       s.record.check_whole(i, s.violations);
       s.exclusion.reader_exit();
       s.lock.up_read();
@@ -459,7 +459,7 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
         const std::vector<QueuedReader> queued = readers_asleep(s, shape.scenario.threads());
         s.lock.downgrade_write();
         --s.writers_in;  // a read phase begins
-        controlled::point("downgraded: reading");
+        controlled::shared_point("downgraded: reading");
         wait_for_admitted_readers(s, queued);
         s.record.check_holds(value, i, ViolationKind::kDowngrade,
                              "a writer changed the record after my downgrade_write", s.violations);
@@ -514,7 +514,7 @@ void semaphore_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
     admitted(s, shape, i);
     s.bound.enter(i, shape.scenario.count, s.violations);
     if (shape.scenario.count == 1) ordered_entry(s, i, "a holder", true);  // a binary semaphore orders its holders
-    controlled::point("holder inside");
+    controlled::shared_point("holder inside");
     s.bound.exit();
     s.lock.up();
     controlled::mark("released");
@@ -569,6 +569,8 @@ ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::O
     out.lock_size = sizeof(Lock);
   }
   controlled::Options run_options = options;
+  run_options.lock_begin = out.lock_begin;  // (conflict-guided PCT's shared words)
+  run_options.lock_size = out.lock_size;
   if (reports_handoff(*s))
     run_options.between_steps = [s, n = shape.scenario.threads()] { note_handoff_owed(*s, n); };
   out.schedule = controlled::run(shape.scenario.threads(), run_options, [s, sh](int i) {
