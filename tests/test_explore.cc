@@ -6,6 +6,8 @@
 #define BOOST_TEST_MODULE explore
 #include <boost/test/unit_test.hpp>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -514,6 +516,26 @@ BOOST_AUTO_TEST_CASE(conflicting_steps_are_accesses_to_words_another_thread_touc
         }
     }
   }
+}
+
+// A schedule's threads share the CPU the caller is on as it starts, and
+// the caller gets its own CPUs back when run() returns (a timed run after
+// an exploration in the same process is not left on one CPU).
+BOOST_AUTO_TEST_CASE(a_schedule_runs_on_one_cpu_and_gives_the_callers_cpus_back) {
+  cpu_set_t before;
+  BOOST_REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
+  static std::atomic<int> cpus_seen{0};
+  ctl::Options o;
+  o.seed = 7;
+  ctl::run(3, o, [](int) {
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) == 0) cpus_seen.store(CPU_COUNT(&mine));
+    ctl::point("work");
+  });
+  BOOST_TEST(cpus_seen.load() == 1);
+  cpu_set_t after;
+  BOOST_REQUIRE(sched_getaffinity(0, sizeof after, &after) == 0);
+  BOOST_TEST(CPU_EQUAL(&before, &after));
 }
 
 // PCT's guarantee for the run's shape: 1 / (n k^(d-1)).
