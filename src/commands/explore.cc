@@ -789,6 +789,9 @@ std::string explore_command(const RunConfig& cfg, const LockMeta& meta) {
   if (x.expiries >= 0) budgets += fmt::format(" --expiries {}", x.expiries);
   if (x.time_jumps > 0) budgets += fmt::format(" --time-jumps {}", x.time_jumps);
   if (x.fair) budgets += " --fair";
+  // (validate's stage: a share of its time budget, schedules unbounded)
+  if (x.time_ns > 0)
+    budgets += " --time " + format_duration(std::chrono::nanoseconds(x.time_ns));
   return fmt::format("{} --strategy {} --schedules {}{} --seed {:#x}",
                      replay_flags(meta, shape_of(cfg, meta), x), strategy_text(x), x.schedules,
                      budgets, cfg.seed);
