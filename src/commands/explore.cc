@@ -35,9 +35,6 @@ namespace {
 namespace ctl = controlled;
 using namespace explore_search;  // Search, search_for, shrink, crash::arm, ...
 
-
-
-
 std::string shape_text(const ExploreShape& shape) {
   const Scenario& sc = shape.scenario;
   std::string who =
@@ -100,7 +97,6 @@ std::vector<std::string> finding_lines(const ExploredSchedule& e, const ExploreS
   return lines;
 }
 
-
 ExploreShape shape_of(const RunConfig& cfg, const LockMeta& meta) {
   ExploreShape shape;
   shape.scenario = cfg.scenario_for(meta);
@@ -129,7 +125,6 @@ std::string strategy_text(const RunConfig::Explore& x) {
   if (x.pct) return fmt::format("pct:depth={}{}", x.depth, x.conflicts ? ",conflicts" : "");
   return "random";
 }
-
 
 void print_failure(const RunConfig& cfg, const ExploredSchedule& e, const ExploreShape& shape,
                    const Output& out) {

@@ -52,7 +52,6 @@ ctl::Options base_options(const RunConfig& cfg) {
   return o;
 }
 
-
 // A lock whose code crashes in a schedule (a waiter left linked on a dead
 // stack) takes the process with it: the handler says which schedule and
 // step, and prints the schedule so far as a replay line (replaying it
@@ -158,16 +157,17 @@ static ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape&
     search.met_timed_wait |= d.timed != 0;
   }
   search.steps += e.schedule.trace.size();
-  // PCT's k: the longest schedule seen, but for one that ran into the
-  // fair tail (a strategy's starved loop, or a livelock): its length says
-  // nothing of where the lock's steps are, and PCT's change points drawn
-  // over it would mostly fall past the end of every other schedule.
-  // (Conflict-guided PCT counts the conflicting steps alone, and learns
-  // the shared words: at most kSharedWords, addresses that change from
-  // schedule to schedule, a thread's stack, would grow it without end.)
+  // Conflict-guided PCT learns the words two threads touched: at most
+  // kSharedWords (addresses that change from schedule to schedule, a
+  // thread's stack, would grow the set without end).
   constexpr std::size_t kSharedWords = 4096;
   for (const std::uint64_t w : e.schedule.shared)
     if (search.shared_words.size() < kSharedWords) search.shared_words.insert(w);
+  // PCT's k: the longest schedule seen (conflict-guided: its conflicting
+  // steps alone), but for one that ran into the fair tail (a strategy's
+  // starved loop, or a livelock): its length says nothing of where the
+  // lock's steps are, and PCT's change points drawn over it would mostly
+  // fall past the end of every other schedule.
   if (e.schedule.trace.size() < o.fair_from() || search.k == 0)
     search.k = std::max<std::uint64_t>(
         search.k, o.pct_conflicts ? e.schedule.conflicts : e.schedule.trace.size());
@@ -210,7 +210,6 @@ static void sample(const RunConfig& cfg, const LockEntry& entry, const ExploreSh
     if (note_failure(search, run_schedule(entry, shape, o, search, i + 1), i + 1)) return;
   }
 }
-
 
 ExhaustiveCounts exhaustive_limits(const RunConfig& cfg) {
   const ctl::Options o = base_options(cfg);

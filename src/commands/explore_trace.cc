@@ -146,7 +146,6 @@ std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const Ex
   return lines;
 }
 
-
 namespace {
 
 // What opens a hold on a thread's track, and its name there; the thread's

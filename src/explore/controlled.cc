@@ -619,21 +619,22 @@ bool woke_spuriously() {
   return was;
 }
 
-void point(const char* what) {
+namespace {
+
+// point() and shared_point(): `shared`, the step stands for shared state.
+void point_of(const char* what, bool shared) {
   Run* r = tl_run;
   if (!r) return;
   std::unique_lock lock(r->mutex);
   r->moved();  // someone may have changed something: spinners look again
-  r->step(lock, tl_index, what);
+  r->step(lock, tl_index, what, nullptr, shared);
 }
 
-void shared_point(const char* what) {
-  Run* r = tl_run;
-  if (!r) return;
-  std::unique_lock lock(r->mutex);
-  r->moved();
-  r->step(lock, tl_index, what, nullptr, true);
-}
+}  // namespace
+
+void point(const char* what) { point_of(what, false); }
+
+void shared_point(const char* what) { point_of(what, true); }
 
 void mark(const char* what) {
   Run* r = tl_run;
