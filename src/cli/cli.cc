@@ -520,7 +520,7 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                   "--readers/--writers or --threads and --count give the shape, the lock knobs "
                   "and --seed (default 0) apply (docs/explore.md).");
   explore->add_option("--strategy", cfg.explore.strategy_text,
-                      "random | pct[:depth=D][,conflicts] | exhaustive[:preemptions=C] (default pct:depth=3; "
+                      "random | pct[:depth=D][,conflicts] | exhaustive[:preemptions=C][,reduce] (default pct:depth=3; "
                       "conflicts: change points only at accesses to a word another thread touched)");
   explore->add_option("--schedules", cfg.explore.schedules, "at most this many schedules (default 1000)")
       ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1) << 40));

@@ -120,8 +120,19 @@ void arm_crash(const RunConfig& cfg, const LockMeta& meta, const ExploreShape& s
              replay_settings_text(replay_settings(cfg.explore)));
 }
 
+// ,reduce: what partial-order reduction did at the last bound ("" where
+// it did not run here: off, or the shards' work).
+std::string reduction_text(const Search& search) {
+  if (search.executions_at_bound == 0) return "";
+  return fmt::format("; partial-order reduction: {} state{} reached again not searched again, "
+                     "{} distinct executions",
+                     search.reduced_at_bound, search.reduced_at_bound == 1 ? "" : "s",
+                     search.executions_at_bound);
+}
+
 std::string strategy_text(const RunConfig::Explore& x) {
-  if (x.exhaustive) return fmt::format("exhaustive:preemptions={}", x.preemptions);
+  if (x.exhaustive)
+    return fmt::format("exhaustive:preemptions={}{}", x.preemptions, x.reduce ? ",reduce" : "");
   if (x.pct) return fmt::format("pct:depth={}{}", x.depth, x.conflicts ? ",conflicts" : "");
   return "random";
 }
@@ -246,7 +257,7 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
 std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* out) {
   const std::string want =
       "--strategy: want random, pct[:depth=D][,conflicts] (D 1 to 10) or "
-      "exhaustive[:preemptions=C] (C 0 to 10)";
+      "exhaustive[:preemptions=C][,reduce] (C 0 to 10)";
   auto number = [&](std::string_view s, std::string_view key, int* v) {
     if (s.substr(0, key.size()) != key) return false;
     s.remove_prefix(key.size());
@@ -257,6 +268,7 @@ std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* 
   RunConfig::Explore x = *out;
   x.strategy_text = text;
   x.exhaustive = x.pct = x.conflicts = false;
+  x.reduce = false;
   if (t == "random") {
   } else if (t == "pct") {
     x.pct = true;
@@ -284,7 +296,21 @@ std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* 
     x.exhaustive = true;
   } else if (t.substr(0, 11) == "exhaustive:") {
     x.exhaustive = true;
-    if (!number(t.substr(11), "preemptions=", &x.preemptions)) return want;
+    // preemptions=C and reduce, either or both, each once
+    std::string_view rest = t.substr(11);
+    bool bound = false;
+    for (;;) {
+      const std::size_t comma = rest.find(',');
+      const std::string_view item = rest.substr(0, comma);
+      if (item == "reduce" && !x.reduce)
+        x.reduce = true;
+      else if (!bound && number(item, "preemptions=", &x.preemptions))
+        bound = true;
+      else
+        return want;
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
   } else {
     return want;
   }
@@ -676,14 +702,15 @@ int run_explore(const RunConfig& cfg, const Output& out) {
     if (!search.found) {
       if (search.complete)
         out.print(fmt::format("{}: PASS, complete{}: {} schedules, every schedule with at most {} "
-                              "({} run over bounds 0 to {}; {}, {:.1f} s)",
+                              "({} run over bounds 0 to {}{}; {}, {:.1f} s)",
                               meta->name,
                               cfg.explore.shard_count > 1
                                   ? fmt::format(" (shard {}/{}: its share)", cfg.explore.shard_index,
                                                 cfg.explore.shard_count)
                                   : "",
                               search.at_bound, exhaustive_bounds(cfg),
-                              search.schedules, exhaustive_limits(cfg).largest(), speed, seconds));
+                              search.schedules, exhaustive_limits(cfg).largest(),
+                              reduction_text(search), speed, seconds));
       else
         out.print(fmt::format("{}: PASS, {} schedules, no failure{} ({}, {:.1f} s)", meta->name,
                               search.schedules, not_complete_text(cfg, search), speed, seconds));

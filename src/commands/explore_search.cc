@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <new>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -31,6 +34,12 @@ static std::uint64_t schedule_seed(std::uint64_t seed, std::uint64_t i) {
   return splitmix64(seed + 0x9e3779b97f4a7c15ULL * i);
 }
 
+bool reduces(const RunConfig& cfg) {
+  // (--fair schedules force turns by how long a thread waited: the order
+  // of independent steps counts there: not with --fair)
+  return cfg.explore.exhaustive && cfg.explore.reduce && !cfg.explore.fair;
+}
+
 ctl::Options base_options(const RunConfig& cfg) {
   ctl::Options o;
   o.max_steps = cfg.explore.max_steps;
@@ -49,6 +58,7 @@ ctl::Options base_options(const RunConfig& cfg) {
   o.stale_reads = cfg.explore.stale_reads;
   o.fair_turns = cfg.explore.fair ? kFairTurnsPerThread : 0;
   o.pct_conflicts = cfg.explore.pct && cfg.explore.conflicts;
+  o.footprints = reduces(cfg);
   return o;
 }
 
@@ -150,6 +160,7 @@ static ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape&
   crash::g_schedule.store(number > 0 ? number : search.schedules + 1, std::memory_order_relaxed);
   ExploredSchedule e = entry.explore(shape, o);
   ++search.schedules;
+  if (search.observe) search.observe(e);
   for (const ctl::Decision& d : e.schedule.decisions) {
     search.met_tick_check |= d.tick;
     search.met_clock_read |= d.jump;
@@ -248,6 +259,193 @@ std::string exhaustive_bounds(const RunConfig& cfg) {
   return text;
 }
 
+// Partial-order reduction for the exhaustive search (docs/explore.md,
+// "Partial-order reduction"): two prefixes that ran the same steps, each
+// thread's in its own order, with every pair of dependent steps in the
+// same order (Mazurkiewicz-equivalent), reach the same state; the search
+// below the second is the first's again, and is cut when it has no more
+// budget left than the first had (the same thread at the point, and no
+// more of each bound used). Sound where the budget is the bound's and
+// the state is the same, which is why the key holds more than the trace:
+// the scheduler's view of the threads and the harness's bookkeeping
+// (Decision::state), and the thread at the point (a preemption's cost
+// depends on it). This is state caching over the happens-before graph,
+// as CHESS did, not DPOR's backtracking: it never needs to prove that a
+// race reversed within the bound was reached some other way (the trap of
+// combining DPOR with a preemption bound, Coons et al. 2013).
+//
+// Dependence is conservative: two steps are independent only when the
+// words each touched (the one its point names, and Schedule::touches:
+// what the model was told, plain accesses, futex wakes) are different,
+// or the same ones only read by both (a load, a failed cmpxchg, an
+// access that left the word as it was; under a model a read-modify-write
+// that changed nothing still writes, as the model sees it). A step that
+// did anything else (Decision::opaque: read the clock or another thread's
+// state, a fence, a timed wait, a thread's start) is ordered with every
+// step. A point with no word touches nothing by itself: code under control
+// makes every access another thread sees a point of its own or tells the
+// model of it (the lock contract, docs/plugins.md), and the harness's and
+// the kernel layer's bookkeeping touch one word of their own
+// (controlled::shared_state()).
+class Reduction {
+ public:
+  Reduction() = default;
+
+  // The key of the state before each decision of `e`'s schedule (index j:
+  // before decision j).
+  std::vector<std::uint64_t> keys(const ExploredSchedule& e) {
+    const ctl::Schedule& s = e.schedule;
+    const std::size_t len = std::min(s.choices.size(), s.decisions.size());
+    const std::size_t n = threads_of(s);
+    std::vector<std::uint64_t> out(len);
+    clocks_.assign(n, Vc(n, 0));
+    words_.clear();
+    all_.assign(n, 0);
+    last_opaque_.assign(n, 0);
+    std::uint64_t sum = 0;
+    std::size_t t_at = 0, touch_at = 0;
+    for (std::size_t j = 0; j < len; ++j) {
+      const ctl::Decision& d = s.decisions[j];
+      // (the thread at the point matters only where leaving it costs a
+      // preemption: else the next choice is the same from any)
+      out[j] = mix(mix(mix(sum, d.state), d.preemptible ? std::uint64_t(d.from + 1) : 0), j);
+      const int thread = ctl::chosen_thread(s.choices[j]);
+      const std::size_t u = std::size_t(thread);
+      // The step's footprint and what it saw.
+      std::uint64_t content = mix(0x51ed27, std::uint64_t(s.choices[j]));
+      bool opaque = d.opaque;
+      footprint_.clear();
+      bool any = false;
+      for (; t_at < s.trace.size() && s.trace[t_at].at == j; ++t_at) {
+        const ctl::Step& st = s.trace[t_at];
+        any = true;
+        content = mix(content, std::hash<std::string_view>{}(st.what ? st.what : ""));
+        content = mix(content, name(e, st.word));
+        if (st.has_value) content = mix(mix(content, name(e, st.before)), name(e, st.after));
+        content = mix(content, std::uint64_t(st.older) | std::uint64_t(st.early) << 8 |
+                                   std::uint64_t(st.tick) << 9);
+        content = mix(content, st.jump_ns);
+        if (st.word)  // (under a model, what it told the model too: below)
+          footprint_.push_back({st.word, !st.has_value || st.before != st.after});
+      }
+      for (; touch_at < s.touches.size() && s.touches[touch_at].at == j; ++touch_at)
+        footprint_.push_back({s.touches[touch_at].word, s.touches[touch_at].write});
+      if (!any) opaque = true;  // (a thread's start: the body before its first point)
+      // Its happens-before clock: its thread's, joined with every earlier
+      // step it depends on.
+      Vc& c = scratch_;
+      if (u < n)
+        c = clocks_[u];
+      else
+        c.assign(n, 0);
+      join(c, last_opaque_);
+      if (opaque) join(c, all_);
+      for (const auto& [word, write] : footprint_) {
+        auto it = words_.find(word);
+        if (it == words_.end()) continue;
+        join(c, it->second.write);
+        if (write) join(c, it->second.reads);
+      }
+      if (u < n) ++c[u];
+      std::uint64_t h = mix(content, std::uint64_t(thread));
+      for (std::uint32_t x : c) h = mix(h, x);
+      sum += finish(h);
+      if (u < n) clocks_[u] = c;
+      join(all_, c);
+      if (opaque) last_opaque_ = c;
+      for (const auto& [word, write] : footprint_) {
+        Words& w = words_.try_emplace(word, Words{Vc(n, 0), Vc(n, 0)}).first->second;
+        if (write)
+          w.write = c, std::fill(w.reads.begin(), w.reads.end(), 0);
+        else
+          join(w.reads, c);
+      }
+    }
+    // The whole schedule's execution (its steps up to where it ended, and
+    // how it ended): a new one, or one an earlier schedule ran.
+    if (executions_.size() < kMaxStates) executions_.insert(mix(sum, std::uint64_t(s.outcome)));
+    return out;
+  }
+
+  // Whether the state `key` was reached before at this bound with no more
+  // of any budget used than `used` (its subtree covers this one); if not,
+  // it is remembered (the least used kept where one is below the other).
+  bool seen(std::uint64_t key, const ExhaustiveCounts& used) {
+    const std::uint64_t packed = pack(used);
+    auto [it, fresh] = seen_.try_emplace(key, packed);
+    if (fresh) {
+      if (seen_.size() > kMaxStates) seen_.erase(it);  // (full: search on, unreduced)
+      return false;
+    }
+    if (below(it->second, packed)) return true;
+    if (below(packed, it->second)) it->second = packed;
+    return false;
+  }
+
+  void clear() { seen_.clear(), executions_.clear(); }
+  // The distinct executions (happens-before orders) the schedules since
+  // clear() ran.
+  std::uint64_t executions() const { return executions_.size(); }
+
+ private:
+  using Vc = std::vector<std::uint32_t>;
+  struct Words {
+    Vc write;  // the last step that wrote it
+    Vc reads;  // the steps that read it since
+  };
+  // About 64 bytes a state: at most half a gigabyte.
+  static constexpr std::size_t kMaxStates = std::size_t(8) << 20;
+
+  static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+    return splitmix64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
+  }
+  static std::uint64_t finish(std::uint64_t h) { return splitmix64(h); }
+  static void join(Vc& into, const Vc& c) {
+    for (std::size_t i = 0; i < into.size() && i < c.size(); ++i) into[i] = std::max(into[i], c[i]);
+  }
+  static std::size_t threads_of(const ctl::Schedule& s) {
+    int n = 0;
+    for (int c : s.choices) n = std::max(n, ctl::chosen_thread(c) + 1);
+    return std::size_t(n);
+  }
+  // An address as the same thing in every schedule: an offset in the
+  // lock object or in a named object (a thread's stack, its task), which
+  // are new each schedule; anything else as it is.
+  static std::uint64_t name(const ExploredSchedule& e, std::uint64_t value) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(e.lock_begin);
+    if (e.lock_begin && value >= begin && value - begin < e.lock_size)
+      return (std::uint64_t(1) << 62) | (value - begin);
+    for (const ctl::NamedObject& o : e.schedule.objects) {
+      const auto b = reinterpret_cast<std::uintptr_t>(o.begin);
+      if (value < b || value - b >= o.size) continue;
+      const std::uint64_t offset = o.from_end ? b + o.size - value : value - b;
+      return mix(mix(std::uint64_t(o.thread) + 1, std::hash<std::string_view>{}(o.what)), offset) |
+             (std::uint64_t(1) << 63);
+    }
+    return value;
+  }
+  static std::uint64_t name(const ExploredSchedule& e, const void* word) {
+    return word ? name(e, std::uint64_t(reinterpret_cast<std::uintptr_t>(word))) : 0;
+  }
+  static std::uint64_t pack(const ExhaustiveCounts& c) {
+    const auto b = [](int v) { return std::uint64_t(std::min(v, 255)); };
+    return b(c.preempts) | b(c.weak) << 8 | b(c.ticks) << 16 | b(c.jumps) << 24 |
+           b(c.signals) << 32 | b(c.wakes) << 40 | b(c.expiries) << 48;
+  }
+  static bool below(std::uint64_t a, std::uint64_t b) {  // every count of a <= b's
+    for (int i = 0; i < 7; ++i)
+      if ((a >> (8 * i) & 0xff) > (b >> (8 * i) & 0xff)) return false;
+    return true;
+  }
+
+  std::unordered_map<std::uint64_t, std::uint64_t> seen_;
+  std::unordered_set<std::uint64_t> executions_;
+  std::vector<Vc> clocks_;
+  std::unordered_map<const void*, Words> words_;
+  Vc all_, last_opaque_, scratch_;
+  std::vector<std::pair<const void*, bool>> footprint_;
+};
+
 // exhaustive: depth-first over the decisions, each schedule replaying a
 // prefix and going on without preemption; alternatives that would exceed
 // a bound are not taken. A decision's alternatives: the weak choices its
@@ -295,8 +493,12 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
   const Counts limit = exhaustive_limits(cfg);
   const std::uint64_t shards = std::uint64_t(cfg.explore.shard_count);
   const std::uint64_t me = std::uint64_t(cfg.explore.shard_index);
+  const bool reduce = reduces(cfg);
+  Reduction reduction;
   for (int bound = 0; bound <= limit.largest(); ++bound) {
     search.bound = bound;
+    reduction.clear();
+    search.reduced_at_bound = 0;
     Counts most;
     most.preempts = std::min(bound, limit.preempts);
     most.weak = std::min(bound, limit.weak);
@@ -330,6 +532,13 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
         f.tick = d.tick || d.jump;
         f.jump = d.jump;
       }
+      // States this search reached before: the decisions from there on
+      // get no frames (a split search cuts only below the split depth, in
+      // its own subtrees: every shard numbers the subtrees alike).
+      std::vector<std::uint64_t> keys;
+      if (reduce) keys = reduction.keys(e);
+      search.executions_at_bound = reduction.executions();
+      const bool mine = owner % shards == me;
       Counts took;
       for (std::size_t j = 0; j < len; ++j) {
         const ctl::Decision& d = s.decisions[j];
@@ -341,6 +550,11 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
         const bool expired = (d.timed & bit) != 0;
         const bool signal = ctl::signal_chosen(c) && (d.checking & bit) != 0;
         const bool ticked = ctl::signal_chosen(c) && !signal;
+        if (j >= stack.size() && j < keys.size() && mine && (shards == 1 || j >= kSplitDepth) &&
+            reduction.seen(keys[j], took)) {
+          ++search.reduced, ++search.reduced_at_bound;
+          break;
+        }
         if (j >= stack.size()) {  // (kFirst's own choice: a thread going on, no event)
           Frame f{d,      {bit, 0, 0, 0},         prev,   took, chose, kPlain, d.weak,
                   ctl::read_chosen(c), d.tick || d.jump, d.jump, ticked};

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -43,6 +44,17 @@ struct Search {
   std::optional<Clock::time_point> deadline;
   bool out_of_time = false;
   int bound_done = -1;  // exhaustive: the largest bound whose every schedule ran
+  // exhaustive with partial-order reduction: states reached again (the
+  // same steps in another order of independent ones, the same budget left
+  // or less), whose subtrees were not searched again; at the last bound.
+  std::uint64_t reduced = 0;
+  std::uint64_t reduced_at_bound = 0;
+  // ... and the distinct executions its last bound's schedules ran (a
+  // schedule's steps in their happens-before order: what reduction could
+  // at best bring the count down to).
+  std::uint64_t executions_at_bound = 0;
+  // Called with every schedule run (tests: what the search saw).
+  std::function<void(const ExploredSchedule&)> observe;
   // A shard of a split search (--jobs, --shard): the schedules it ran
   // that another shard ran too (sampling: the first, unpreempted one;
   // exhaustive: the first schedule of every subtree split off above the
@@ -76,6 +88,9 @@ struct Search {
 // The scheduler's options every schedule of cfg's search starts from (its
 // budgets, clock, memory model, fairness); the strategy is the caller's.
 controlled::Options base_options(const RunConfig& cfg);
+// Whether cfg's search uses partial-order reduction (exhaustive, not
+// ",no-reduction", not --fair).
+bool reduces(const RunConfig& cfg);
 
 // What an exhaustive search's schedules take at most, by kind (or, along
 // one schedule, what it took).

@@ -125,6 +125,7 @@ struct RunConfig {
     int depth = 3;                  // PCT's D
     bool conflicts = false;         // pct:conflicts: conflict-guided PCT
     int preemptions = 2;            // exhaustive's bound C
+    bool reduce = false;            // exhaustive:...,reduce: partial-order reduction
     std::uint64_t schedules = 1000;  // --schedules: at most this many
     std::uint64_t min_schedules = 0;  // and at least this many before --time stops it (validate)
     std::uint64_t time_ns = 0;       // --time: and for at most this long (0: no limit)

@@ -248,6 +248,7 @@ struct Run {
         (blocked_until[std::size_t(i)] != 0 ? d.timed : d.sleeping) |= bit;
       else if (checking[std::size_t(i)] && (d.eligible & bit)) d.checking |= bit;
     }
+    if (options.footprints) d.state = state_digest();
     schedule.decisions.push_back(d);
     const std::size_t step = schedule.choices.size();
     // From Options::fair_from() on a schedule is fair: the runnable
@@ -397,6 +398,44 @@ struct Run {
 
   void moved() { std::fill(spinning.begin(), spinning.end(), false); }
 
+  // Options::footprints: the running thread's step did more than its own
+  // access (the choice that runs it is the latest), or touched `word`.
+  void opaque_step() {
+    if (options.footprints && !schedule.choices.empty())
+      schedule.decisions[schedule.choices.size() - 1].opaque = true;
+  }
+  void touch(const void* word, bool write) {
+    if (options.footprints && !schedule.choices.empty())
+      schedule.touches.push_back({std::uint32_t(schedule.choices.size() - 1), word, write});
+  }
+
+  // shared_state()'s word: the harness's bookkeeping, as one word.
+  char harness_word = 0;
+
+  // Options::footprints: what the scheduler keeps of the threads (and the
+  // harness beside the lock) at a decision, as one number.
+  std::uint64_t state_digest() const {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    const auto mix = [&h](std::uint64_t v) {
+      h = (h ^ v) * 0x100000001b3ULL;
+      h ^= h >> 31;
+    };
+    for (int i = 0; i < n; ++i) {
+      const std::size_t u = std::size_t(i);
+      mix(std::uint64_t(state[u]) | std::uint64_t(spinning[u]) << 8 |
+          std::uint64_t(unplaced[u]) << 9 | std::uint64_t(checking[u]) << 10 |
+          std::uint64_t(spurious[u]) << 11 | std::uint64_t(expired[u]) << 12 |
+          std::uint64_t(woke_spuriously[u]) << 13 | std::uint64_t(gone[u]) << 14 |
+          std::uint64_t(blocked_until[u] != 0) << 15);
+      mix(std::uint64_t(times_away[u]) << 32 | std::uint64_t(times_expired[u]) << 16 |
+          std::uint64_t(times_slept[u]));
+    }
+    mix(spin_streak);
+    mix(now());
+    if (options.harness_state) mix(options.harness_state());
+    return h;
+  }
+
   // The calling thread's plain access told before it was made, now made
   // (`me`: the thread): a load's older value out of memory, a store into
   // the model.
@@ -472,6 +511,7 @@ struct Run {
     if (signal_now[std::size_t(me)]) what = "a signal arrives";
     const std::size_t index = step_trace = schedule.trace.size();
     schedule.trace.push_back({me, what, word});
+    schedule.trace.back().at = std::uint32_t(schedule.choices.size() - 1);
     schedule.digest = (schedule.digest ^ std::hash<std::string_view>{}(what)) * 0x100000001b3ULL +
                       std::uint64_t(me) + 1;
     return index;
@@ -534,6 +574,7 @@ bool asleep(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return false;
   std::lock_guard lock(r->mutex);
+  r->opaque_step();
   return r->state[std::size_t(i)] == State::kBlocked;
 }
 
@@ -541,6 +582,7 @@ bool spinning_in_place(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return false;
   std::lock_guard lock(r->mutex);
+  r->opaque_step();
   const std::size_t u = std::size_t(i);
   return r->state[u] == State::kRunnable && r->spinning[u] && !r->unplaced[u];
 }
@@ -551,6 +593,7 @@ bool finished(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return false;
   std::lock_guard lock(r->mutex);
+  r->opaque_step();
   return r->state[std::size_t(i)] == State::kDone;
 }
 
@@ -560,6 +603,7 @@ std::uint64_t all_spinning_for() {
   Run* r = tl_run;
   if (!r) return 0;
   std::lock_guard lock(r->mutex);
+  r->opaque_step();
   return r->spin_streak;
 }
 
@@ -567,6 +611,7 @@ void set_away(bool is_away) {
   Run* r = tl_run;
   if (!r) return;
   std::lock_guard lock(r->mutex);
+  r->opaque_step();
   r->gone[std::size_t(tl_index)] = is_away;
   if (is_away) ++r->times_away[std::size_t(tl_index)];
 }
@@ -575,6 +620,7 @@ bool away(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return false;
   std::lock_guard lock(r->mutex);
+  r->opaque_step();
   return r->gone[std::size_t(i)];
 }
 
@@ -582,6 +628,7 @@ int times_away(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return 0;
   std::lock_guard lock(r->mutex);
+  r->opaque_step();
   return r->times_away[std::size_t(i)];
 }
 
@@ -589,6 +636,7 @@ void signalled() {
   Run* r = tl_run;
   if (!r) return;
   std::lock_guard lock(r->mutex);
+  r->opaque_step();
   ++r->times_away[std::size_t(tl_index)];
 }
 
@@ -596,6 +644,7 @@ int times_expired(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return 0;
   std::lock_guard lock(r->mutex);
+  r->opaque_step();
   return r->times_expired[std::size_t(i)];
 }
 
@@ -603,6 +652,7 @@ int times_slept(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return 0;
   std::lock_guard lock(r->mutex);
+  r->opaque_step();
   return r->times_slept[std::size_t(i)];
 }
 
@@ -628,6 +678,7 @@ void point_of(const char* what, bool shared) {
   std::unique_lock lock(r->mutex);
   r->moved();  // someone may have changed something: spinners look again
   r->step(lock, tl_index, what, nullptr, shared);
+  if (shared) r->touch(&r->harness_word, true);  // (what the harness checks there)
 }
 
 }  // namespace
@@ -635,6 +686,10 @@ void point_of(const char* what, bool shared) {
 void point(const char* what) { point_of(what, false); }
 
 void shared_point(const char* what) { point_of(what, true); }
+
+void shared_state() {
+  if (Run* r = tl_run) r->touch(&r->harness_word, true);
+}
 
 void mark(const char* what) {
   Run* r = tl_run;
@@ -707,6 +762,7 @@ bool tick() {
 std::uint64_t read_clock() {
   Run* r = tl_run;
   if (!r) return now_ns();
+  r->opaque_step();
   // Without jumps a clock read offers nothing, and leaves its step's event
   // to a tick (the schedules are the ones made before time could jump).
   if (r->options.time_jumps <= 0) return now_ns();
@@ -812,6 +868,7 @@ void model_access(const void* word, std::size_t size, AccessKind kind, int order
   Run* r = tl_run;
   if (!r || !r->memory) return;
   const int t = tl_index;
+  r->touch(word, kind != AccessKind::kLoad);
   r->settle_plain(t);
   if (kind != AccessKind::kLoad) {
     if (const Step* s = step_at(r, word); s && !s->has_value) {
@@ -835,6 +892,7 @@ void model_load(const void* word, std::size_t size, int order, void* value) {
   Run* r = tl_run;
   if (!r || !r->memory) return;
   const int t = tl_index;
+  r->touch(word, false);
   r->settle_plain(t);
   std::uint64_t older[MemoryModel::kMaxOlder];
   const int offered = size <= 8 ? r->memory->older(t, word, size, order, older) : 0;
@@ -856,6 +914,7 @@ void model_load(const void* word, std::size_t size, int order, void* value) {
 
 void model_fence(int order) {
   if (Run* r = tl_run; r && r->memory) {
+    r->opaque_step();
     r->settle_plain(tl_index);
     r->memory->fence(tl_index, order);
   }
@@ -863,6 +922,7 @@ void model_fence(int order) {
 
 void model_fence_everyone() {
   if (Run* r = tl_run; r && r->memory) {
+    r->opaque_step();
     r->settle_plain(tl_index);
     r->memory->fence_everyone();
   }
@@ -883,6 +943,7 @@ bool plain_followed(Run* r, const void* word, std::size_t size) {
 
 void model_plain_store(const void* word, std::size_t size) {
   Run* r = tl_run;
+  if (r) r->touch(word, true);
   if (!r || !r->memory) return;
   r->settle_plain(tl_index);
   if (!plain_followed(r, word, size)) return;
@@ -892,6 +953,7 @@ void model_plain_store(const void* word, std::size_t size) {
 
 void model_plain_load(const void* word, std::size_t size) {
   Run* r = tl_run;
+  if (r) r->touch(word, false);
   if (!r || !r->memory) return;
   const int t = tl_index;
   r->settle_plain(t);
@@ -916,6 +978,7 @@ void model_plain_load(const void* word, std::size_t size) {
       st.before = tl_plain_load.bytes;
       st.after = older[pick - 1];
       st.older = pick;
+      st.at = std::uint32_t(at);
       r->schedule.trace.push_back(st);
     }
   }
@@ -927,6 +990,7 @@ bool models_memory() { return tl_run && tl_run->memory; }
 int model_missed(const void* word) {
   Run* r = tl_run;
   if (!r || !r->memory) return -1;
+  r->touch(word, false);
   r->settle_plain(tl_index);
   return r->memory->missed(tl_index, word);
 }
@@ -943,6 +1007,7 @@ void wait_on(const std::atomic<std::uint32_t>* word, std::uint32_t expected,
   std::unique_lock lock(r->mutex);
   const int me = tl_index;
   r->step(lock, me, what, word);
+  if (timed) r->opaque_step();  // (its deadline: the clock now)
   if (r->memory) r->memory->settle(me, word, sizeof *word);  // the system call reads memory
   if (word->load(std::memory_order_relaxed) != expected) return;  // as FUTEX_WAIT: EAGAIN
   if (timed && deadline_from_now == 0) return;
@@ -970,6 +1035,7 @@ int futex_wake(const void* word, int n) {
   Run* r = tl_run;
   if (!r) return 0;
   std::unique_lock lock(r->mutex);
+  r->touch(word, true);
   if (r->memory) r->memory->settle(tl_index, word, 4);
   // The longest blocked first, as the kernel's futex hash bucket queue.
   std::vector<int> waiters;
@@ -993,7 +1059,10 @@ int futex_wake(const void* word, int n) {
 }
 
 std::uint64_t now_ns() {
-  if (Run* r = tl_run) return r->now();
+  if (Run* r = tl_run) {
+    r->opaque_step();
+    return r->now();
+  }
   return std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                            std::chrono::steady_clock::now().time_since_epoch())
                            .count());
@@ -1083,6 +1152,7 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
         }
         r->wait_turn(lock, i);
         r->park_if_stopped(lock, i);
+        r->opaque_step();  // (what the body does before its first point)
       }
       (*task)(i);
       std::unique_lock lock(r->mutex);

@@ -160,6 +160,13 @@ struct Options {
   // search takes each one offered in turn (Decision::weak), at most
   // stale_reads along a schedule (explore.cc).
   int stale_reads = 4;
+  // Partial-order reduction (the exhaustive search's): record what each
+  // step touched (Decision::opaque, Schedule::touches, Step::at) and the
+  // state at each decision (Decision::state, with `harness_state`'s
+  // digest of what the harness keeps beside the lock), so that the search
+  // can tell two prefixes that reached the same state. Off: nothing kept.
+  bool footprints = false;
+  std::function<std::uint64_t()> harness_state;
 };
 
 // A choice that also delivered a signal at the chosen thread's check (at a
@@ -196,6 +203,7 @@ struct Step {
   bool tick = false;   // a tick came at the step's need_resched() check (tick())
   std::uint64_t jump_ns = 0;  // time jumped by at the step's clock read (read_clock())
   std::uint64_t woke = 0;     // the threads a futex_wake() after the step woke (bit per thread)
+  std::uint32_t at = 0;       // Options::footprints: the index of the choice that ran it
 };
 
 // At one decision: the threads the strategy could pick (bit per thread),
@@ -222,6 +230,13 @@ struct Decision {
   // The step met a clock read where time could jump instead (the first
   // offer of the step claims it: never both).
   bool jump = false;
+  // Options::footprints: the step this choice ran did more than its own
+  // access (read the clock or the scheduler's view of other threads, a
+  // fence, the harness's bookkeeping: shared_state()), so it is ordered
+  // with every other step; and a digest of the scheduler's and the
+  // harness's state at the decision (threads' states, the clock).
+  bool opaque = false;
+  std::uint64_t state = 0;
 };
 
 // An object a thread of the run owns, named for traces (a word in it is
@@ -263,6 +278,15 @@ struct Schedule {
     const char* what;
   };
   std::vector<Mark> marks;
+  // Options::footprints: the words a step touched as the model or the
+  // scheduler saw it (a futex wake, a plain access, an access the model
+  // was told of), and whether it wrote them.
+  struct Touch {
+    std::uint32_t at;  // the choice whose step it was
+    const void* word;
+    bool write;
+  };
+  std::vector<Touch> touches;
 };
 
 // For a crash handler: the calling thread's run's schedule so far (its
@@ -358,6 +382,12 @@ void shared_point(const char* what);
 // its digest are the same with or without it. A trace's picture reads it
 // (explore --trace-json ends a hold at the harness's "released").
 void mark(const char* what);
+// The calling thread's step reads or writes state other threads see that
+// is no word a point names (a harness's bookkeeping beside the lock): for
+// partial-order reduction the step touches one word that stands for all of
+// it (as does the step after a shared_point()). Not a scheduling point;
+// nothing unless the run keeps footprints.
+void shared_state();
 // A point where a signal may arrive (a killable or interruptible sleep's
 // signal check): with Options::signals, the scheduler may choose that one
 // does as it picks the thread to go on (the choice is recorded with the

@@ -257,9 +257,13 @@ RunModel& run_model() {
   return *model;
 }
 
-void model_read_lock() { ++run_model().nesting[std::size_t(controlled::thread_index())]; }
+void model_read_lock() {
+  controlled::shared_state();  // (the layer's RCU model: every thread's)
+  ++run_model().nesting[std::size_t(controlled::thread_index())];
+}
 
 void model_read_unlock() {
+  controlled::shared_state();
   RunModel& m = run_model();
   const auto me = std::size_t(controlled::thread_index());
   if (m.nesting[me] == 0) {
@@ -272,6 +276,7 @@ void model_read_unlock() {
 }
 
 void model_synchronize() {
+  controlled::shared_state();
   RunModel& m = run_model();
   const int me = controlled::thread_index();
   if (m.nesting[std::size_t(me)] > 0) {
@@ -280,6 +285,7 @@ void model_synchronize() {
   }
   ++m.synchronizing;
   controlled::point("synchronize_rcu");
+  controlled::shared_state();
   // The grace period starts here, once the point is passed: the sections
   // to wait for are those open now (one the others began while this
   // thread stood at the point began before the grace period, and may
@@ -288,6 +294,7 @@ void model_synchronize() {
   std::array<bool, RunModel::kThreads> inside{};
   for (int i = 0; i < RunModel::kThreads; ++i) inside[std::size_t(i)] = m.nesting[std::size_t(i)] > 0;
   auto waiting = [&] {
+    controlled::shared_state();
     for (std::size_t i = 0; i < inside.size(); ++i)
       if (inside[i] && m.exits[i] == seen[i]) return true;
     return false;
@@ -459,6 +466,7 @@ const rwstress_kernel_host kHost = {
 const rwstress_kernel_host& kernel_host() { return kHost; }
 
 void kernel_op_end() {
+  controlled::shared_state();
   model_run_callbacks();
   ++run_model().ops[std::size_t(controlled::thread_index())];
   controlled::point("operation done");  // a killed thread away may look again

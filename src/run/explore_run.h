@@ -288,6 +288,21 @@ void note_handoff_owed(Shared<Lock>& s, int threads) {
   }
 }
 
+// What the hand-off judge above keeps between steps, as one number: the
+// state partial-order reduction must find equal before it takes two
+// prefixes for one (controlled::Options::harness_state).
+template <class Lock>
+std::uint64_t owed_digest(const Shared<Lock>& s, int threads) {
+  std::uint64_t h = std::uint64_t(s.starved);
+  const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + 0x9e37; };
+  for (int v = 0; v < threads; ++v) {
+    const auto& o = s.owed[std::size_t(v)];
+    mix(std::uint64_t(o.named) << 32 | std::uint64_t(std::uint32_t(o.overtaken)));
+    for (int j = 0; j < threads && o.named; ++j) mix(o.calls_then[std::size_t(j)]);
+  }
+  return h;
+}
+
 template <class Lock>
 void handoff_owed(Shared<Lock>& s, const ExploreShape& shape, int admitted_thread, bool shares) {
   const int threads = shape.scenario.threads();
@@ -325,6 +340,7 @@ bool reports_handoff(const Shared<Lock>& s) {
 
 template <class Lock>
 void asks(Shared<Lock>& s, const ExploreShape& shape, int i, bool exclusive) {
+  controlled::shared_state();  // (the harness's bookkeeping: every thread reads it)
   const std::size_t u = std::size_t(i);
   ++s.calls[u];
   if (judges_handoff(shape)) s.handoff[u] = {waiter_of(s, i), controlled::times_slept(i), 0, 0};
@@ -346,6 +362,7 @@ void asks(Shared<Lock>& s, const ExploreShape& shape, int i, bool exclusive) {
 
 template <class Lock>
 void admitted(Shared<Lock>& s, const ExploreShape& shape, int i) {
+  controlled::shared_state();
   const std::size_t u = std::size_t(i);
   const bool shares = s.asking[u] == 1;
   s.asking[u] = 0;
@@ -440,6 +457,7 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
       s.exclusion.reader_exit();
       s.lock.up_read();
       controlled::mark("released");  // (a hold's end, for --trace-json)
+      controlled::shared_state();
       continue;
     }
     ++s.writers_waiting;
@@ -458,6 +476,7 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
         s.exclusion.writer_to_reader();
         const std::vector<QueuedReader> queued = readers_asleep(s, shape.scenario.threads());
         s.lock.downgrade_write();
+        controlled::shared_state();
         --s.writers_in;  // a read phase begins
         controlled::shared_point("downgraded: reading");
         wait_for_admitted_readers(s, queued);
@@ -466,12 +485,14 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
         s.exclusion.reader_exit();
         s.lock.up_read();
         controlled::mark("released");
+        controlled::shared_state();
         continue;
       }
     }
     s.exclusion.writer_exit();
     s.lock.up_write();
     controlled::mark("released");
+    controlled::shared_state();
     --s.writers_in;
   }
 }
@@ -495,6 +516,7 @@ void mutex_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
     s.exclusion.writer_exit();
     s.lock.unlock();
     controlled::mark("released");
+    controlled::shared_state();
   }
 }
 
@@ -518,6 +540,7 @@ void semaphore_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
     s.bound.exit();
     s.lock.up();
     controlled::mark("released");
+    controlled::shared_state();
   }
 }
 
@@ -571,8 +594,10 @@ ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::O
   controlled::Options run_options = options;
   run_options.lock_begin = out.lock_begin;  // (conflict-guided PCT's shared words)
   run_options.lock_size = out.lock_size;
-  if (reports_handoff(*s))
+  if (reports_handoff(*s)) {
     run_options.between_steps = [s, n = shape.scenario.threads()] { note_handoff_owed(*s, n); };
+    run_options.harness_state = [s, n = shape.scenario.threads()] { return owed_digest(*s, n); };
+  }
   out.schedule = controlled::run(shape.scenario.threads(), run_options, [s, sh](int i) {
     tl_worker_index = i;
     s->tids[std::size_t(i)] = lock_thread_id();  // as the lock names its waiters

@@ -15,6 +15,7 @@
 // arrival may get in ahead of the queue (unfair at the margin, as in Linux).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -68,8 +69,11 @@ struct ThreadSlot {
     IndexAllocator& a = allocator();
     std::lock_guard guard(a.mutex);
     if (!a.free.empty()) {
-      index = a.free.back();
-      a.free.pop_back();
+      // The lowest free index: which threads exited last does not decide
+      // a thread's tail (explore's traces show the same values each run).
+      const auto lowest = std::min_element(a.free.begin(), a.free.end());
+      index = *lowest;
+      a.free.erase(lowest);
     } else if (a.next <= kMaxThreads) {
       index = a.next++;
     } else {
