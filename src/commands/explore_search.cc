@@ -393,8 +393,9 @@ class Reduction {
     Vc write;  // the last step that wrote it
     Vc reads;  // the steps that read it since
   };
-  // About 64 bytes a state: at most half a gigabyte.
-  static constexpr std::size_t kMaxStates = std::size_t(8) << 20;
+  // About 64 bytes a state (and as much again for the executions): at
+  // most half a gigabyte; past it the search goes on, reducing less.
+  static constexpr std::size_t kMaxStates = std::size_t(4) << 20;
 
   static std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
     return splitmix64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
