@@ -559,18 +559,24 @@ struct Tally {
   ExploredSchedule first;
 };
 
+// A lock's shape for a controlled run: readers only for a reader-writer lock.
+ExploreShape shape_of(const LockEntry& e, int readers, int writers, int count, int ops) {
+  ExploreShape shape;
+  shape.scenario.family = e.meta.family;
+  shape.scenario.readers = e.meta.family == Family::kRwlock ? readers : 0;
+  shape.scenario.writers = writers;
+  shape.scenario.count = count;
+  shape.ops = ops;
+  return shape;
+}
+
 Tally explore_lock(const std::string& name, int readers, int writers, int ops, int n,
                    ctl::Strategy strategy, int spurious = 2, int count = 2,
                    ctl::Memory memory = ctl::Memory::kSc) {
   const LockEntry* e = find_lock(name);
   BOOST_REQUIRE_MESSAGE(e && e->explore, name);
-  ExploreShape shape;
-  shape.scenario.family = e->meta.family;
-  shape.scenario.readers = e->meta.family == Family::kRwlock ? readers : 0;
-  shape.scenario.writers = writers;
-  shape.scenario.count = count;
+  ExploreShape shape = shape_of(*e, readers, writers, count, ops);
   shape.scenario.tuning.spin_limit = kExploreSpinLimit;
-  shape.ops = ops;
   shape.fairness = e->meta.fairness;  // its admission rule is judged (preference)
   Tally t;
   // PCT draws its change points among the steps of a schedule, as the
@@ -707,12 +713,7 @@ BOOST_AUTO_TEST_CASE(the_busted_zoo_is_found_and_replays_step_for_step) {
     if (t.failing == 0) continue;
     // The choices alone replay it: the same digest and verdict, 100 of 100.
     const LockEntry* e = find_lock(c.lock);
-    ExploreShape shape;
-    shape.scenario.family = e->meta.family;
-    shape.scenario.readers = e->meta.family == Family::kRwlock ? c.readers : 0;
-    shape.scenario.writers = c.writers;
-    shape.scenario.count = c.count;
-    shape.ops = 2;
+    const ExploreShape shape = shape_of(*e, c.readers, c.writers, c.count, 2);
     int same = 0;
     for (int i = 0; i < 100; ++i) {
       ctl::Options o;
@@ -821,12 +822,7 @@ Seen exhaust_lock(const char* lock, int readers, int writers, ExploreMemory memo
   cfg.explore.memory = memory;
   cfg.explore.stale_reads = 1;
   cfg.explore.reduce = reduce;
-  ExploreShape shape;
-  shape.scenario.family = e->meta.family;
-  shape.scenario.readers = e->meta.family == Family::kRwlock ? readers : 0;
-  shape.scenario.writers = writers;
-  shape.scenario.count = 1;
-  shape.ops = 2;
+  const ExploreShape shape = shape_of(*e, readers, writers, 1, 2);
   Seen seen;
   explore_search::Search search;
   search.observe = [&seen](const ExploredSchedule& x) {

@@ -264,6 +264,17 @@ std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* 
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v);
     return ec == std::errc() && p == s.data() + s.size() && *v >= 0 && *v <= 10;
   };
+  // A strategy's options: comma-separated items, each taken by `take`
+  // (false: not one it knows, or given twice); an empty one (nothing
+  // after the colon, a trailing comma) is none.
+  const auto each_item = [](std::string_view rest, const auto& take) {
+    for (;;) {
+      const std::size_t comma = rest.find(',');
+      if (!take(rest.substr(0, comma))) return false;
+      if (comma == std::string_view::npos) return true;
+      rest.remove_prefix(comma + 1);
+    }
+  };
   const std::string_view t = text;
   RunConfig::Explore x = *out;
   x.strategy_text = text;
@@ -274,43 +285,26 @@ std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* 
     x.pct = true;
   } else if (t.substr(0, 4) == "pct:") {
     x.pct = true;
-    // depth=D and conflicts, either or both, comma-separated, each once
-    std::string_view rest = t.substr(4);
-    if (rest.empty()) return want;
+    // depth=D and conflicts, either or both, each once
     bool depth = false;
-    while (!rest.empty()) {
-      const std::size_t comma = rest.find(',');
-      const std::string_view item = rest.substr(0, comma);
-      if (item == "conflicts" && !x.conflicts) {
-        x.conflicts = true;
-      } else if (!depth && number(item, "depth=", &x.depth) && x.depth >= 1) {
-        depth = true;
-      } else {
-        return want;
-      }
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-      if (rest.empty()) return want;  // a trailing comma
-    }
+    const bool ok = each_item(t.substr(4), [&](std::string_view item) {
+      if (item == "conflicts" && !x.conflicts) return x.conflicts = true;
+      if (!depth && number(item, "depth=", &x.depth) && x.depth >= 1) return depth = true;
+      return false;
+    });
+    if (!ok) return want;
   } else if (t == "exhaustive") {
     x.exhaustive = true;
   } else if (t.substr(0, 11) == "exhaustive:") {
     x.exhaustive = true;
     // preemptions=C and reduce, either or both, each once
-    std::string_view rest = t.substr(11);
     bool bound = false;
-    for (;;) {
-      const std::size_t comma = rest.find(',');
-      const std::string_view item = rest.substr(0, comma);
-      if (item == "reduce" && !x.reduce)
-        x.reduce = true;
-      else if (!bound && number(item, "preemptions=", &x.preemptions))
-        bound = true;
-      else
-        return want;
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
+    const bool ok = each_item(t.substr(11), [&](std::string_view item) {
+      if (item == "reduce" && !x.reduce) return x.reduce = true;
+      if (!bound && number(item, "preemptions=", &x.preemptions)) return bound = true;
+      return false;
+    });
+    if (!ok) return want;
   } else {
     return want;
   }

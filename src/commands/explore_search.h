@@ -88,8 +88,8 @@ struct Search {
 // The scheduler's options every schedule of cfg's search starts from (its
 // budgets, clock, memory model, fairness); the strategy is the caller's.
 controlled::Options base_options(const RunConfig& cfg);
-// Whether cfg's search uses partial-order reduction (exhaustive, not
-// ",no-reduction", not --fair).
+// Whether cfg's search uses partial-order reduction (exhaustive with
+// ",reduce", not --fair).
 bool reduces(const RunConfig& cfg);
 
 // What an exhaustive search's schedules take at most, by kind (or, along

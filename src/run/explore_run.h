@@ -24,6 +24,7 @@
 #include "model/run_result.h"
 #include "model/scenario.h"
 #include "explore/controlled.h"
+#include "platform/splitmix.h"
 #include "run/checkers.h"
 #include "run/preference_check.h"
 
@@ -294,7 +295,7 @@ void note_handoff_owed(Shared<Lock>& s, int threads) {
 template <class Lock>
 std::uint64_t owed_digest(const Shared<Lock>& s, int threads) {
   std::uint64_t h = std::uint64_t(s.starved);
-  const auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL + 0x9e37; };
+  const auto mix = [&h](std::uint64_t v) { h = splitmix64(h ^ v); };
   for (int v = 0; v < threads; ++v) {
     const auto& o = s.owed[std::size_t(v)];
     mix(std::uint64_t(o.named) << 32 | std::uint64_t(std::uint32_t(o.overtaken)));
