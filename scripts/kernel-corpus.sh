@@ -140,6 +140,17 @@ bug rwsem-foreign-handoff rwsem.c 6eebd5fb2083 \
 bug rwsem-reader-count-early rwsem.c a9e9bcb45b15 \
   "locking/rwsem: Prevent decrement of reader count before increment" found \
   perl -0pe 's/\tif \(adjustment\)\n\t\tatomic_long_add\(adjustment, &sem->count\);\n\n(\t\/\* 2nd pass \*\/\n.*?\n\t\twake_q_add_safe\(wake_q, tsk\);\n\t\}\n)\}/$1\n\tif (adjustment)\n\t\tatomic_long_add(adjustment, &sem->count);\n}/s or die'
+# 2018: the reader wake-up queues each woken reader (wake_q_add) before it
+# clears waiter->task. A task already on another waker's wake_q is not
+# queued, and that waker may wake it at once: the reader finds its
+# waiter.task still set, sleeps again, and the store that follows wakes
+# nobody (a lost wake-up: HANG). Found with explore's wake-ups from another
+# wake_q (the layer's wake_q_add(), one of the spurious wake-ups). The
+# subject and the change were checked against a stored copy of the patch;
+# the mainline id is as remembered, not checked here.
+bug rwsem-wake-q-early rwsem.c e158488be27b \
+  "locking/rwsem: Fix (possible) missed wakeup" found \
+  perl -0pe 's/(\t\tget_task_struct\(tsk\);\n)(\n\t\t\/\*\n\t\t \* Ensure calling get_task_struct\(\).*?\*\/\n\t\tsmp_store_release\(&waiter->task, NULL\);\n)\t\t\/\*\n\t\t \* Ensure issuing the wakeup.*?\*\/\n\t\twake_q_add_safe\(wake_q, tsk\);\n/$1\t\twake_q_add_safe(wake_q, tsk);\n$2/s or die'
 # 2021: a waiter interrupted by a signal leaves the wait list without
 # clearing the flags when it was the last: WAITERS stays set on an idle
 # mutex, and every later lock takes the slow path (not-idle).

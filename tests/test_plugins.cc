@@ -280,6 +280,47 @@ BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
   BOOST_TEST(plain.exit_code == 0, plain.out + plain.err);
 }
 
+// A wake-up from another waker's wake_q (the kernel layer's wake_q_add()
+// under explore: one of the schedule's spurious wake-ups). A kernel-style
+// mutex that queues its waiter's wake-up before it publishes the grant
+// (tests/plugins/kernel_time.c kwake-broken; rwsem.c's reader wake-up
+// before 2018) is correct while the wake-up waits for the unlock's
+// wake_up_q(), and loses it when the add fails and the other waker wakes
+// the task at once: sampled and exhaustive searches find that (HANG),
+// without spurious wake-ups none does; the trace shows the event and the
+// replay line reruns it step for step. The correct twin passes.
+BOOST_AUTO_TEST_CASE(explore_wakes_from_another_wake_q_find_a_wake_up_queued_too_early) {
+  const auto npos = std::string::npos;
+  const std::string broken = "--plugin " + plugin("kernel_time_broken_explore") +
+                             " explore --lock kwake-broken --threads 2 ";
+  const std::string correct =
+      "--plugin " + plugin("kernel_time_explore") + " explore --lock kwake --threads 2 ";
+  // (the exhaustive search takes no spurious wake-up unless told)
+  for (const auto& [strategy, wakes] : {std::pair{"pct:depth=3", ""}, std::pair{"random", ""},
+                                        std::pair{"exhaustive:preemptions=2", " --spurious-wakes 1"}}) {
+    ProcessResult none =
+        run_rwstress(broken + "--schedules 400 --spurious-wakes 0 --strategy " + strategy);
+    BOOST_TEST(none.exit_code == 0, strategy << ": " << none.out << none.err);
+    ProcessResult found =
+        run_rwstress(broken + "--schedules 2000 --strategy " + strategy + wakes);
+    BOOST_TEST(found.exit_code == 3, strategy << ": " << found.out << found.err);
+    BOOST_TEST(found.out.find("kwake-broken: HANG at schedule") != npos, found.out);
+    BOOST_TEST(found.out.find("(the task is on another waker's wake_q: woken now, not queued)") !=
+                   npos,
+               found.out);
+    const std::string mark = "  replay: rwstress ";
+    const std::size_t at = found.out.find(mark);
+    BOOST_REQUIRE_MESSAGE(at != npos, found.out);
+    const std::size_t from = at + mark.size();
+    ProcessResult again = run_rwstress(found.out.substr(from, found.out.find('\n', from) - from));
+    BOOST_TEST(again.exit_code == 3, again.out + again.err);
+    BOOST_TEST(again.out.find("HANG (the recorded schedule, step for step") != npos, again.out);
+    ProcessResult pass = run_rwstress(correct + "--schedules 2000 --strategy " + strategy + wakes);
+    BOOST_TEST(pass.exit_code == 0, strategy << ": " << pass.out << pass.err);
+    BOOST_TEST(pass.out.find("kwake: PASS") != npos, pass.out);
+  }
+}
+
 // Time as a choice (explore --time-jumps): a kernel-style lock whose bug
 // waits for 4 jiffies (tests/plugins/kernel_time.c), as rwsem.c's HANDOFF
 // waits for RWSEM_WAIT_TIMEOUT. Steps of a microsecond never get there:

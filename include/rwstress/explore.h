@@ -42,8 +42,8 @@ extern "C" {
 #endif
 
 /* 1: the first table. 2: signal_check. 3: model. 4: model_load.
- * 5: plain_store. 6: spin_judge, clock_read. */
-#define RWSTRESS_EXPLORE_HOST_ABI 6
+ * 5: plain_store. 6: spin_judge, clock_read. 7: foreign_wake. */
+#define RWSTRESS_EXPLORE_HOST_ABI 7
 
 /* What an access was, for the memory model (model() below). */
 #define RWSTRESS_MODEL_LOAD 0
@@ -123,6 +123,13 @@ struct rwstress_explore_host {
      * --time-jumps, a choice of the schedule, replayed). Not a scheduling
      * point. */
     unsigned long long (*clock_read)(void);
+    /* ABI 7. A wake-up about to be queued for later (the kernel layer's
+     * wake_q_add()): 1 when the scheduler chose that the task is already
+     * on another waker's queue, whose owner wakes it now, before the
+     * caller goes on (explore's spurious wake-ups: a choice of the
+     * schedule, replayed); the caller then wakes it at once and does not
+     * queue it. 0 outside a controlled run. Not a scheduling point. */
+    int (*foreign_wake)(void);
 };
 
 /* Set by rwstress_explore_attach_v1; one definition across the plugin's
@@ -175,6 +182,13 @@ static inline void rwstress_explore_spin_bounded(struct rwstress_spin_bound *b, 
  * other rwstress run; 0 outside rwstress (where nothing judges a bound). */
 static inline unsigned long long rwstress_explore_now_ns(void) {
     return rwstress_explore_host_ ? rwstress_explore_host_->now_ns() : 0;
+}
+/* Whether a wake-up the caller means to queue comes now instead, from
+ * another waker that queued the task first (ABI 7 hosts; 0 otherwise). */
+static inline int rwstress_explore_foreign_wake(void) {
+    return rwstress_explore_host_ && rwstress_explore_host_->abi >= 7
+               ? rwstress_explore_host_->foreign_wake()
+               : 0;
 }
 /* Outside rwstress (the plugin's own tests) these two are no-ops: a
  * plugin that sleeps must be run by rwstress. */

@@ -323,7 +323,8 @@ class Reduction {
         content = mix(content, name(e, st.word));
         if (st.has_value) content = mix(mix(content, name(e, st.before)), name(e, st.after));
         content = mix(content, std::uint64_t(st.older) | std::uint64_t(st.early) << 8 |
-                                   std::uint64_t(st.tick) << 9);
+                                   std::uint64_t(st.tick) << 9 |
+                                   std::uint64_t(st.foreign_wake) << 10);
         content = mix(content, st.jump_ns);
         if (st.word)  // (under a model, what it told the model too: below)
           footprint_.push_back({st.word, !st.has_value || st.before != st.after});
@@ -451,14 +452,14 @@ class Reduction {
 // prefix and going on without preemption; alternatives that would exceed
 // a bound are not taken. A decision's alternatives: the weak choices its
 // step was offered under a memory model (each older value its load could
-// read, its store placed early) and a tick at its need_resched() check or
-// a time jump at its clock read,
-// then every other eligible thread, one at a signal check with a signal
-// too (--signals), every blocked thread woken spuriously, and every timed
-// sleeper's timeout expiring. Along a schedule at most --preemptions
-// preemptions, --stale-reads weak choices, --ticks ticks, --time-jumps
-// time jumps, two signals,
-// --spurious-wakes wake-ups and --expiries expiries. Iterative
+// read, its store placed early) and a tick at its need_resched() check,
+// a time jump at its clock read or a wake-up from another wake_q at its
+// wake_q_add(), then every other eligible thread, one at a signal check
+// with a signal too (--signals), every blocked thread woken spuriously,
+// and every timed sleeper's timeout expiring. Along a schedule at most
+// --preemptions preemptions, --stale-reads weak choices, --ticks ticks,
+// --time-jumps time jumps, two signals, --spurious-wakes wake-ups (of
+// both kinds) and --expiries expiries. Iterative
 // context bounding: bound 0, then 1, ... (each kind up to its own limit),
 // so the first failure found has the fewest.
 //
@@ -483,9 +484,11 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
     Kind kind;
     int weak;      // the weak choices its step was offered (known once it ran)
     int rank;      // the one taken (0: none)
-    bool tick;     // its step met a need_resched() check or a clock read (known once it ran)
+    bool tick;     // its step met a need_resched() check, a clock read or a wake_q_add()
+                   // (known once it ran)
     bool jump;     // (the clock read: a time jump, not a tick)
-    bool ticked;   // and the tick or the jump came there
+    bool foreign;  // (the wake_q_add(): a wake-up from another wake_q, one of the spurious)
+    bool ticked;   // and the tick, the jump or the wake-up came there
     int code() const {
       return thread + (kind == kSignal || ticked ? ctl::kSignalChoice : 0) + rank * ctl::kReadChoice;
     }
@@ -530,8 +533,9 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
         Frame& f = stack[prefix.size() - 1];
         const ctl::Decision& d = s.decisions[prefix.size() - 1];
         f.weak = d.weak;
-        f.tick = d.tick || d.jump;
+        f.tick = d.tick || d.jump || d.foreign_wake;
         f.jump = d.jump;
+        f.foreign = d.foreign_wake;
       }
       // States this search reached before: the decisions from there on
       // get no frames (a split search cuts only below the split depth, in
@@ -557,16 +561,26 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
           break;
         }
         if (j >= stack.size()) {  // (kFirst's own choice: a thread going on, no event)
-          Frame f{d,      {bit, 0, 0, 0},         prev,   took, chose, kPlain, d.weak,
-                  ctl::read_chosen(c), d.tick || d.jump, d.jump, ticked};
+          Frame f{d,
+                  {bit, 0, 0, 0},
+                  prev,
+                  took,
+                  chose,
+                  kPlain,
+                  d.weak,
+                  ctl::read_chosen(c),
+                  d.tick || d.jump || d.foreign_wake,
+                  d.jump,
+                  d.foreign_wake,
+                  ticked};
           stack.push_back(f);
         }
         took.preempts += d.preemptible && chose != prev;
         took.weak += ctl::read_chosen(c) > 0;
-        took.ticks += ticked && !d.jump;
+        took.ticks += ticked && !d.jump && !d.foreign_wake;
         took.jumps += ticked && d.jump;
         took.signals += signal;
-        took.wakes += spurious;
+        took.wakes += spurious || (ticked && d.foreign_wake);
         took.expiries += expired;
       }
       if (note_failure(search, std::move(e))) return;
@@ -589,8 +603,9 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
           prefix.push_back(f.code());
           next = true;
         };
-        const bool event_room =
-            f.jump ? f.before.jumps < most.jumps : f.before.ticks < most.ticks;
+        const bool event_room = f.jump      ? f.before.jumps < most.jumps
+                                : f.foreign ? f.before.wakes < most.wakes
+                                            : f.before.ticks < most.ticks;
         if (f.tick && !f.ticked && event_room) {
           f.ticked = true;
           take();
@@ -599,7 +614,7 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
         }
         if (f.rank < f.weak && f.before.weak < most.weak) {
           ++f.rank;
-          f.tick = f.jump = f.ticked = false;  // (whether a check comes: once it has run)
+          f.tick = f.jump = f.foreign = f.ticked = false;  // (whether a check comes: once it has run)
           take();
           if (next) break;
           continue;
@@ -622,7 +637,7 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
             f.thread = t;
             f.kind = Kind(k);
             f.weak = f.rank = 0;  // (what its step is offered: once it has run)
-            f.tick = f.jump = f.ticked = false;
+            f.tick = f.jump = f.foreign = f.ticked = false;
             take();
           }
         }

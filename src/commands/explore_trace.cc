@@ -60,6 +60,9 @@ std::string step_value(const ctl::Step& s, const ExploreShape& shape) {
              fmt::format("(time jumps: +{}, jiffies +{})",
                          format_duration(std::chrono::nanoseconds(s.jump_ns)),
                          s.jump_ns / 1'000'000);
+  if (s.foreign_wake)
+    value += std::string(value.empty() ? "" : "  ") +
+             "(the task is on another waker's wake_q: woken now, not queued)";
   return value;
 }
 
@@ -73,7 +76,8 @@ std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const Ex
     const ctl::Step& b = trace[j];
     return a.thread == b.thread && std::string_view(a.what) == b.what && a.word == b.word &&
            a.has_value == b.has_value && a.before == b.before && a.after == b.after &&
-           a.older == b.older && a.early == b.early && a.tick == b.tick && a.jump_ns == b.jump_ns;
+           a.older == b.older && a.early == b.early && a.tick == b.tick && a.jump_ns == b.jump_ns &&
+           a.foreign_wake == b.foreign_wake;
   };
   struct Group {
     std::size_t first, count, period;  // `count` times the `period` steps from `first`
@@ -119,12 +123,13 @@ std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const Ex
   const std::size_t shown_from = groups.empty() ? trace.size() : groups.back().first;
   std::vector<std::size_t> earlier;
   for (std::size_t i = 0; i < shown_from; ++i)
-    if (trace[i].older > 0 || trace[i].early || trace[i].tick || trace[i].jump_ns > 0)
+    if (trace[i].older > 0 || trace[i].early || trace[i].tick || trace[i].jump_ns > 0 ||
+        trace[i].foreign_wake)
       earlier.push_back(i);
   if (!earlier.empty()) {
     const std::size_t skipped = earlier.size() > kEarlierOlder ? earlier.size() - kEarlierOlder : 0;
     lines.push_back(fmt::format("{:>7}  (earlier: the chosen events, loads that read an older "
-                                "store, stores placed early, ticks and time jumps{})",
+                                "store, stores placed early, ticks, time jumps and wake-ups from another wake_q{})",
                                 "",
                                 skipped ? fmt::format(", the last {} of {}", kEarlierOlder,
                                                       earlier.size())

@@ -716,7 +716,7 @@ bool signal_check(const char* what) {
 
 namespace {
 
-enum class StepEvent { kTick, kJump };
+enum class StepEvent { kTick, kJump, kForeignWake };
 
 // A tick or a time jump offered at the calling thread's step: whether it
 // comes. The step's first offer decides (a replay makes the same one
@@ -731,7 +731,7 @@ bool step_event(Run* r, StepEvent kind, int& left, unsigned odds) {
   r->event_at = at;
   if (at < r->schedule.decisions.size()) {  // (offered)
     Decision& d = r->schedule.decisions[at];
-    (kind == StepEvent::kTick ? d.tick : d.jump) = true;
+    (kind == StepEvent::kTick ? d.tick : kind == StepEvent::kJump ? d.jump : d.foreign_wake) = true;
   }
   const Options& o = r->options;
   if (!o.replay.empty() || o.strategy == Strategy::kFirst) {
@@ -746,8 +746,10 @@ bool step_event(Run* r, StepEvent kind, int& left, unsigned odds) {
     Step& s = r->schedule.trace[r->step_trace];
     if (kind == StepEvent::kTick)
       s.tick = true;
-    else
+    else if (kind == StepEvent::kJump)
       s.jump_ns = o.time_jump_ns;
+    else
+      s.foreign_wake = true;
   }
   return true;
 }
@@ -757,6 +759,14 @@ bool step_event(Run* r, StepEvent kind, int& left, unsigned odds) {
 bool tick() {
   Run* r = tl_run;
   return r && step_event(r, StepEvent::kTick, r->tick_left, 32);
+}
+
+bool foreign_wake() {
+  Run* r = tl_run;
+  if (!r || r->options.spurious_wakes <= 0) return false;  // (offers nothing without the budget)
+  // The wake-up touches the woken task's state, which the step's own
+  // accesses (the layer's try_to_wake_up) show.
+  return step_event(r, StepEvent::kForeignWake, r->spurious_left, 4);
 }
 
 std::uint64_t read_clock() {

@@ -201,6 +201,7 @@ struct Step {
   bool early = false;  // a store placed before the latest one (memory kept `before`)
   int early_of = -1;   // that latest store's thread (which may have made it with a plain C store)
   bool tick = false;   // a tick came at the step's need_resched() check (tick())
+  bool foreign_wake = false;  // its wake_q_add() found the task on another wake_q (foreign_wake())
   std::uint64_t jump_ns = 0;  // time jumped by at the step's clock read (read_clock())
   std::uint64_t woke = 0;     // the threads a futex_wake() after the step woke (bit per thread)
   std::uint32_t at = 0;       // Options::footprints: the index of the choice that ran it
@@ -228,8 +229,10 @@ struct Decision {
   std::uint64_t timed = 0;     // blocked in a timed wait: its timeout may expire here
   bool tick = false;
   // The step met a clock read where time could jump instead (the first
-  // offer of the step claims it: never both).
+  // offer of the step claims it: never two), or a wake_q_add() where the
+  // task could be on another waker's wake_q (foreign_wake()).
   bool jump = false;
+  bool foreign_wake = false;
   // Options::footprints: the step this choice ran did more than its own
   // access (read the clock or the scheduler's view of other threads, a
   // fence, the harness's bookkeeping: shared_state()), so it is ordered
@@ -399,6 +402,14 @@ bool signal_check(const char* what);
 // the step's choice, kSignalChoice). Decided once a step, by its first
 // check; never at a signal check's step. Not a scheduling point.
 bool tick();
+// The kernel-compat layer's wake_q_add(): whether the scheduler chose
+// that the task is already on another waker's wake_q, whose owner wakes
+// it at once (the add fails and the wake-up comes now, before the
+// caller goes on: kernel/sched/core.c allows it, "the wakeup can come
+// instantly"). A spurious wake-up of Options::spurious_wakes' budget, one
+// offer in 4; replayed from the step's choice (kSignalChoice). Decided
+// once a step, by its first offer, as tick() is. Not a scheduling point.
+bool foreign_wake();
 // A read of the clock by a lock's logic (the kernel-compat layer's
 // jiffies, sched_clock(); an in-tree lock's lock_clock_now()): the run's clock, after the scheduler chose
 // whether Options::time_jump_ns passed just before it (Options::time_jumps;

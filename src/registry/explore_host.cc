@@ -105,10 +105,12 @@ void spin_judge(rwstress_spin_bound* b) { judge_spin_turn(*b, ctl::now_ns()); }
 
 unsigned long long clock_read() { return ctl::read_clock(); }
 
+int foreign_wake() { return ctl::foreign_wake() ? 1 : 0; }
+
 const rwstress_explore_host kHost = {
     RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, host_futex_wait,
     host_futex_wake, now_ns, op_end, signal_check, model, model_load, plain_store, plain_load,
-    spin_judge, clock_read,
+    spin_judge, clock_read, foreign_wake,
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
-/* A kernel-style lock for test_plugins whose bug waits for time, as
- * rwsem.c's HANDOFF waits for RWSEM_WAIT_TIMEOUT: reachable under explore
- * only when time is a choice (--time-jumps). Built with
+/* Kernel-style locks for test_plugins whose bugs need an event the
+ * schedule chooses: time passing, as rwsem.c's HANDOFF waits for
+ * RWSEM_WAIT_TIMEOUT (reachable under explore only with --time-jumps),
+ * and a wake-up that comes from another waker's wake_q. Built with
  * -DRWSTRESS_KERNEL_EXPLORE.
  *
  *   ktime-spin  a spinning mutex whose waiter, once it has spun for
@@ -11,8 +12,24 @@
  * that has waited that long takes the lock whether or not it is free. Its
  * steps of a microsecond never reach 4 jiffies (4,000 steps), so explore
  * passes it at any number of schedules; one jump of the clock at its
- * jiffies read shows two holders. */
+ * jiffies read shows two holders.
+ *
+ *   kwake       a mutex handed straight to its first waiter, who waits
+ *               for the grant without the lock, as rwsem.c's readers wait
+ *               for waiter.task to be cleared: the unlock publishes the
+ *               grant, then queues the wake-up (wake_q), as rwsem.c does
+ *               since 2018: must PASS.
+ *
+ * Built broken it is kwake-broken: the unlock queues the wake-up first and
+ * publishes the grant after (rwsem.c's reader wake-up before "locking/
+ * rwsem: Fix (possible) missed wakeup"). Correct as long as the wake-up
+ * waits for the unlock's wake_up_q(); but wake_q_add() of a task already on
+ * another waker's wake_q fails, and that waker may wake it at once: the
+ * waiter finds no grant, sleeps again, and nobody wakes it. */
+#include <linux/list.h>
 #include <linux/sched.h>
+#include <linux/sched/wake_q.h>
+#include <linux/spinlock.h>
 
 #define KTIME_WAIT 4 /* jiffies: rwsem.c's RWSEM_WAIT_TIMEOUT at HZ 1000 */
 
@@ -61,4 +78,96 @@ static int ktime_trylock(struct ktime_spin *l)
 
 RWSTRESS_KERNEL_MUTEX_OPS(ktime_ops, KTIME_NAME, struct ktime_spin, ktime_init, ktime_lock,
 			  ktime_unlock, ktime_trylock);
-RWSTRESS_KERNEL_PLUGIN(&ktime_ops)
+
+#ifdef RWSTRESS_EXAMPLE_BROKEN
+#define KWAKE_NAME "kwake-broken"
+#else
+#define KWAKE_NAME "kwake"
+#endif
+
+struct kwake {
+	raw_spinlock_t		lock;
+	bool			held;
+	struct list_head	wait_list;
+};
+
+struct kwake_waiter {
+	struct list_head	list;
+	struct task_struct	*task;
+	int			granted;
+};
+
+static void kwake_init(struct kwake *l)
+{
+	raw_spin_lock_init(&l->lock);
+	l->held = false;
+	INIT_LIST_HEAD(&l->wait_list);
+}
+
+static void kwake_lock(struct kwake *l)
+{
+	struct kwake_waiter waiter;
+
+	raw_spin_lock_irq(&l->lock);
+	if (!l->held) {
+		l->held = true;
+		raw_spin_unlock_irq(&l->lock);
+		return;
+	}
+	waiter.task = current;
+	waiter.granted = 0;
+	list_add_tail(&waiter.list, &l->wait_list);
+	raw_spin_unlock_irq(&l->lock);
+
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (smp_load_acquire(&waiter.granted))
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+static void kwake_unlock(struct kwake *l)
+{
+	DEFINE_WAKE_Q(wake_q);
+
+	raw_spin_lock_irq(&l->lock);
+	if (list_empty(&l->wait_list)) {
+		l->held = false;
+	} else {
+		struct kwake_waiter *waiter =
+			list_first_entry(&l->wait_list, struct kwake_waiter, list);
+		struct task_struct *task = waiter->task;
+
+		list_del(&waiter->list);
+#ifdef RWSTRESS_EXAMPLE_BROKEN
+		wake_q_add(&wake_q, task);
+		smp_store_release(&waiter->granted, 1);
+#else
+		/* The waiter may leave (its stack with it) once granted. */
+		get_task_struct(task);
+		smp_store_release(&waiter->granted, 1);
+		wake_q_add_safe(&wake_q, task);
+#endif
+	}
+	raw_spin_unlock_irq(&l->lock);
+	wake_up_q(&wake_q);
+}
+
+static int kwake_trylock(struct kwake *l)
+{
+	int got = 0;
+
+	raw_spin_lock_irq(&l->lock);
+	if (!l->held) {
+		l->held = true;
+		got = 1;
+	}
+	raw_spin_unlock_irq(&l->lock);
+	return got;
+}
+
+RWSTRESS_KERNEL_MUTEX_OPS(kwake_ops, KWAKE_NAME, struct kwake, kwake_init, kwake_lock,
+			  kwake_unlock, kwake_trylock);
+RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops)

@@ -367,6 +367,21 @@ static inline void wake_q_add(struct wake_q_head *head, struct task_struct *task
    * this waker took), or the sleeper is never woken. */
   __rwsk_MMFENCE(__ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#ifdef RWSTRESS_KERNEL_EXPLORE
+  /* The task may already be on another waker's wake_q (any waker of the
+   * system that has not yet run its wake_up_q()): then this add fails
+   * and that waker's wake-up may come at once, before the caller goes on
+   * ("the wakeup can come instantly", kernel/sched/core.c). Under explore
+   * a choice of the schedule (one of its spurious wake-ups): woken here,
+   * after the barrier, as that waker would, and not queued. Code that
+   * publishes what the woken task waits for only after the add loses
+   * the wake-up (rwsem.c's reader wake-up before "locking/rwsem: Fix
+   * (possible) missed wakeup", 2018). */
+  if (rwstress_explore_foreign_wake()) {
+    wake_up_process(task);
+    return;
+  }
+#endif
   if (!__rwsk_XP(&task->wake_q.next, "wake_q_add", __rwsk_op_cas, &none, WAKE_Q_TAIL,
                  __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
     return;
