@@ -624,10 +624,13 @@ struct Covered {
   std::string verdict = "-";  // "-": not run
   bool complete = false;      // exhaustive: every schedule within its bound
   int bound_done = -1;        // exhaustive: the largest bound searched completely
+  int uncounted = 0;          // runs that left no outcome (a crash): not in `schedules`
 };
 
 // An explore run's --outcome file, added into `c`; a missing file or one
-// not what explore writes adds nothing (the run's exit code still counts).
+// not what explore writes adds nothing but is counted as such (a search
+// whose process crashed writes none: its count is not known here; the
+// run's exit code still counts).
 void read_outcome(const std::string& path, Covered* c) {
   try {
     const nlohmann::json doc = nlohmann::json::parse(read_text(path));
@@ -637,6 +640,7 @@ void read_outcome(const std::string& path, Covered* c) {
     c->complete = run.at("complete").get<bool>();
     c->bound_done = std::max(c->bound_done, run.at("bound_done").get<int>());
   } catch (const nlohmann::json::exception&) {
+    ++c->uncounted;
   }
 }
 
@@ -660,8 +664,15 @@ std::vector<std::string> coverage_lines(const std::vector<PortfolioEntry>& entri
                                : "no bound complete";
     else
       what = fmt::format("{} seed{} from 0", c.runs, c.runs == 1 ? "" : "s");
-    lines.push_back(fmt::format("  {:<{}} {:<8} {:>4} {:>10} {:>8.1f}  {}", entries[i].label, width,
-                                c.verdict, c.runs, c.schedules, c.seconds, what));
+    if (c.uncounted > 0)
+      what += fmt::format("; {} left no count (its process ended without its outcome, as a "
+                          "crash does: its lines above say where)",
+                          c.uncounted == c.runs ? "the search" : fmt::format("{} of the runs", c.uncounted));
+    // (no count at all: a dash, not a 0 that would read as nothing run)
+    const bool none = c.runs > 0 && c.uncounted == c.runs;
+    lines.push_back(fmt::format("  {:<{}} {:<8} {:>4} {:>10} {:>8}  {}", entries[i].label, width,
+                                c.verdict, c.runs, none ? "-" : std::to_string(c.schedules),
+                                none ? "-" : fmt::format("{:.1f}", c.seconds), what));
   }
   return lines;
 }
