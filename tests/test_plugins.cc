@@ -30,6 +30,16 @@ int lines(const std::string& s) {
   return n;
 }
 
+// The command of explore's first "  replay: rwstress ..." line in `out`
+// (after "rwstress "), or "" where there is none.
+std::string replay_line(const std::string& out) {
+  const std::string mark = "  replay: rwstress ";
+  const std::size_t at = out.find(mark);
+  if (at == std::string::npos) return "";
+  const std::size_t from = at + mark.size();
+  return out.substr(from, out.find('\n', from) - from);
+}
+
 BOOST_AUTO_TEST_CASE(plugin_locks_are_listed_with_their_capabilities) {
   ProcessResult r = run_rwstress("--plugin " + plugin("plain_locks") + " list");
   BOOST_TEST(r.exit_code == 0, r.err);
@@ -219,11 +229,8 @@ BOOST_AUTO_TEST_CASE(explore_runs_plugins_that_mark_their_points) {
                                    c.shape + " --schedules 2000");
     BOOST_TEST((r.exit_code != 0 && r.exit_code != 2), c.lock << ": " << r.out << r.err);
     BOOST_TEST(r.out.find("replayed 10 times: 10 the same step for step") != npos, r.out);
-    const std::string mark = "  replay: rwstress ";
-    const std::size_t at = r.out.find(mark);
-    BOOST_REQUIRE_MESSAGE(at != npos, r.out);
-    const std::size_t from = at + mark.size();
-    const std::string line = r.out.substr(from, r.out.find('\n', from) - from);
+    const std::string line = replay_line(r.out);
+    BOOST_REQUIRE_MESSAGE(!line.empty(), r.out);
     BOOST_TEST(line.rfind("--plugin " + plugin(c.so) + " explore --lock " + c.lock, 0) == 0, line);
     ProcessResult again = run_rwstress(line);
     BOOST_TEST(again.exit_code == r.exit_code, line << ": " << again.out << again.err);
@@ -308,17 +315,57 @@ BOOST_AUTO_TEST_CASE(explore_wakes_from_another_wake_q_find_a_wake_up_queued_too
     BOOST_TEST(found.out.find("(the task is on another waker's wake_q: woken now, not queued)") !=
                    npos,
                found.out);
-    const std::string mark = "  replay: rwstress ";
-    const std::size_t at = found.out.find(mark);
-    BOOST_REQUIRE_MESSAGE(at != npos, found.out);
-    const std::size_t from = at + mark.size();
-    ProcessResult again = run_rwstress(found.out.substr(from, found.out.find('\n', from) - from));
+    BOOST_REQUIRE_MESSAGE(!replay_line(found.out).empty(), found.out);
+    ProcessResult again = run_rwstress(replay_line(found.out));
     BOOST_TEST(again.exit_code == 3, again.out + again.err);
     BOOST_TEST(again.out.find("HANG (the recorded schedule, step for step") != npos, again.out);
     ProcessResult pass = run_rwstress(correct + "--schedules 2000 --strategy " + strategy + wakes);
     BOOST_TEST(pass.exit_code == 0, strategy << ": " << pass.out << pass.err);
     BOOST_TEST(pass.out.find("kwake: PASS") != npos, pass.out);
   }
+}
+
+// A lock that crashes under explore takes its process with it: the
+// handler prints the schedule and a replay line (which crashes the same
+// way). With --outcome the search runs in a process of its own (or split
+// among several), so the outcome still says CRASH, at which schedule, and
+// how many schedules ran; without it the exit code is CRASH's all the same.
+BOOST_AUTO_TEST_CASE(explore_reports_a_crash_with_its_replay_line_and_its_count) {
+  const auto npos = std::string::npos;
+  const std::string base = "--plugin " + plugin("kernel_time_broken_explore") +
+                           " explore --lock kcrash-contended --threads 2 --schedules 500 ";
+  const std::string json = "/tmp/rwstress_crash_" + std::to_string(getpid()) + ".json";
+  for (const char* how : {"--strategy random", "--strategy random --jobs 2",
+                          "--strategy exhaustive:preemptions=1"}) {
+    ProcessResult plain = run_rwstress(base + how);
+    BOOST_TEST(plain.exit_code == 4, how << ": " << plain.out << plain.err);
+    std::remove(json.c_str());
+    ProcessResult r = run_rwstress(base + how + " --outcome " + json);
+    BOOST_TEST(r.exit_code == 4, how << ": " << r.out << r.err);
+    BOOST_TEST(r.out.find("kcrash-contended: CRASH (SIGSEGV) at schedule ") != npos, r.out);
+    BOOST_TEST(r.out.find("the lock's code crashed under this schedule") != npos, r.out);
+    const nlohmann::json doc = nlohmann::json::parse(test::slurp(json), nullptr, false);
+    BOOST_REQUIRE_MESSAGE(doc.is_object() && doc.contains("runs") && doc["runs"].size() == 1,
+                          how << ": " << test::slurp(json));
+    const nlohmann::json& run = doc["runs"][0];
+    BOOST_TEST(run.value("verdict", "") == "CRASH", how << ": " << run.dump());
+    BOOST_TEST(doc.value("exit_code", 0) == 4, doc.dump());
+    const std::uint64_t found_at = run.value("found_at", std::uint64_t(0));
+    const std::uint64_t schedules = run.value("schedules", std::uint64_t(0));
+    BOOST_TEST(found_at >= 2u, run.dump());  // (schedule 1 runs the threads one after the other)
+    BOOST_TEST(schedules >= 1u, run.dump());
+    BOOST_TEST(r.out.find("kcrash-contended: CRASH at schedule " + std::to_string(found_at) +
+                          ", after " + std::to_string(schedules) + " schedule") != npos,
+               r.out);
+    const std::string replay = run.value("replay", "");
+    BOOST_TEST(replay.find(" --replay ") != npos, run.dump());
+    BOOST_TEST(r.out.find("  replay: rwstress " + replay + "\n") != npos, replay << "\n" << r.out);
+    BOOST_REQUIRE_MESSAGE(!replay_line(r.out).empty(), r.out);
+    ProcessResult again = run_rwstress(replay_line(r.out));
+    BOOST_TEST(again.exit_code == 4, again.out + again.err);
+    BOOST_TEST(again.out.find("kcrash-contended: CRASH (SIGSEGV)") != npos, again.out);
+  }
+  std::remove(json.c_str());
 }
 
 // Time as a choice (explore --time-jumps): a kernel-style lock whose bug
@@ -342,11 +389,8 @@ BOOST_AUTO_TEST_CASE(explore_time_jumps_reach_code_that_waits_for_time) {
     BOOST_TEST(jumps.out.find("(time jumps: +20ms, jiffies +20)") != npos, jumps.out);
     BOOST_TEST(jumps.out.find(":sc+jumps:") != npos, jumps.out);  // the code says time could jump
     BOOST_TEST(jumps.out.find("replayed 10 times: 10 the same step for step") != npos, jumps.out);
-    const std::string mark = "  replay: rwstress ";
-    const std::size_t at = jumps.out.find(mark);
-    BOOST_REQUIRE_MESSAGE(at != npos, jumps.out);
-    const std::size_t from = at + mark.size();
-    ProcessResult again = run_rwstress(jumps.out.substr(from, jumps.out.find('\n', from) - from));
+    BOOST_REQUIRE_MESSAGE(!replay_line(jumps.out).empty(), jumps.out);
+    ProcessResult again = run_rwstress(replay_line(jumps.out));
     BOOST_TEST(again.exit_code == 1, again.out << again.err);
     BOOST_TEST(again.out.find("the recorded schedule, step for step") != npos, again.out);
   }

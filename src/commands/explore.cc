@@ -640,7 +640,10 @@ int run_explore(const RunConfig& cfg, const Output& out) {
                           cfg.seed));
     Search search;
     const auto start = Clock::now();
-    if (cfg.explore.jobs > 1) {
+    // Split among processes, or in one process of its own where an
+    // --outcome is asked for: a lock that crashes takes its process with
+    // it, and this one then still writes how much ran.
+    if (cfg.explore.jobs > 1 || !cfg.explore.outcome_path.empty()) {
       if (std::string lost = search_side_by_side(cfg, entry, shape, search); !lost.empty()) {
         out.error(fmt::format("explore --jobs {}: {}", cfg.explore.jobs, lost));
         return done(2);
@@ -652,6 +655,20 @@ int run_explore(const RunConfig& cfg, const Output& out) {
       search.at_bound -= search.shared_at_bound;
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (search.crashed) {  // (the crash, its schedule and its replay line are above)
+      out.print(fmt::format("{}: CRASH at schedule {}, after {} schedule{} in all ({:.1f} s)",
+                            meta->name, search.found_at, search.schedules,
+                            search.schedules == 1 ? "" : "s", seconds));
+      search.found = true;  // (found_at: the crash's)
+      runs.push_back(outcome_of(cfg, *meta, search, Verdict::kCrash, seconds,
+                                search.crash_code.empty()
+                                    ? ""
+                                    : fmt::format("{} --replay {}",
+                                                  replay_flags(*meta, shape, cfg.explore),
+                                                  search.crash_code)));
+      worst = worse(worst, Verdict::kCrash);
+      continue;
+    }
     const std::string speed =
         fmt::format("{} steps, {:.0f} steps/s", search.steps,
                     seconds > 0 ? double(search.steps) / seconds : 0.0);

@@ -73,6 +73,12 @@ static char g_what[256];    // "LOCK: CRASH"
 static char g_replay[768];  // "  replay: rwstress ... --replay "
 static char g_settings[64];  // ":c11+signals:", between the digest and the choices
 std::atomic<std::uint64_t> g_schedule{0};
+// This process's own count of schedules, the crashing one included, and
+// where a shard of a split search hands its result back (-1: not a
+// shard): the handler writes its count there, so that the search's
+// process can say how much ran.
+std::atomic<std::uint64_t> g_own{0};
+static int g_result_fd = -1;
 static int g_exit = 4;
 
 struct Text {
@@ -111,29 +117,45 @@ static void handler(int sig) {
   t.add(") at schedule ");
   t.num(g_schedule.load(std::memory_order_relaxed));
   const ctl::Schedule* s = ctl::schedule_so_far();
+  Text code;  // the replay code: digest, settings, choices (run-length)
   if (s) {
     t.add(", step ");
     t.num(s->choices.size());
     t.add(": the lock's code crashed under this schedule\n");
     t.add(g_replay);
-    t.num(s->digest, 16, 16);
-    t.add(g_settings);
+    code.num(s->digest, 16, 16);
+    code.add(g_settings);
     for (std::size_t i = 0; i < s->choices.size();) {
       std::size_t j = i;
       while (j < s->choices.size() && s->choices[j] == s->choices[i]) ++j;
-      if (i > 0) t.add(".");
-      t.num(std::uint64_t(s->choices[i]));
-      if (j - i > 1) t.add("x"), t.num(j - i);
+      if (i > 0) code.add(".");
+      code.num(std::uint64_t(s->choices[i]));
+      if (j - i > 1) code.add("x"), code.num(j - i);
       i = j;
     }
+    for (std::size_t i = 0; i < code.n && t.n < sizeof t.buf; ++i) t.buf[t.n++] = code.buf[i];
   } else {
     t.add(": outside the schedule's threads");
   }
   t.add("\n");
-  for (std::size_t off = 0; off < t.n;) {
-    const ssize_t w = write(STDOUT_FILENO, t.buf + off, t.n - off);
-    if (w <= 0) break;
-    off += std::size_t(w);
+  const auto put = [](int fd, const Text& text) {
+    for (std::size_t off = 0; off < text.n;) {
+      const ssize_t w = write(fd, text.buf + off, text.n - off);
+      if (w <= 0) break;
+      off += std::size_t(w);
+    }
+  };
+  put(STDOUT_FILENO, t);
+  if (g_result_fd >= 0) {  // (a shard: its result, as search_side_by_side reads it)
+    Text r;
+    r.add("{\"crashed\": true, \"schedules\": ");
+    r.num(g_own.load(std::memory_order_relaxed));
+    r.add(", \"at\": ");
+    r.num(g_schedule.load(std::memory_order_relaxed));
+    r.add(", \"code\": \"");  // (hex digits, the settings' words, '.', ':', '+', 'x': no escapes)
+    for (std::size_t i = 0; i < code.n && r.n < sizeof r.buf; ++i) r.buf[r.n++] = code.buf[i];
+    r.add("\"}");
+    put(g_result_fd, r);
   }
   _exit(g_exit);
 }
@@ -158,6 +180,7 @@ void arm(const std::string& what, const std::string& replay_prefix, const std::s
 static ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape& shape,
                               const ctl::Options& o, Search& search, std::uint64_t number = 0) {
   crash::g_schedule.store(number > 0 ? number : search.schedules + 1, std::memory_order_relaxed);
+  crash::g_own.store(search.schedules - search.shared + 1, std::memory_order_relaxed);
   ExploredSchedule e = entry.explore(shape, o);
   ++search.schedules;
   if (search.observe) search.observe(e);
@@ -724,10 +747,13 @@ static nlohmann::json shard_result(const Search& s) {
 // bound, so that the kept one has the fewest preemptions). The counts are
 // summed (less the schedules two shards both ran); an exhaustive search is
 // complete when every shard's is. The failure kept is run again here for
-// its trace. A shard that crashes has printed its crash and replay line:
-// the others are stopped and this process exits as it did. A shard that
-// ended without its result (not interrupted) leaves the search unjudged:
-// "" or why.
+// its trace. A shard whose lock crashes has printed its crash and replay
+// line and writes its count: the others are stopped, and the search is
+// `crashed` with every shard's count (nothing is run again here); one
+// killed by a signal no handler took ends this process the same way. A
+// shard that ended without its result (not interrupted) leaves the
+// search unjudged: "" or why. With N = 1 the search runs in one process of
+// its own (explore --outcome: a crash is then counted and written too).
 std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
                                 const ExploreShape& shape, Search& search) {
   const int jobs = cfg.explore.jobs;
@@ -746,7 +772,9 @@ std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
     std::FILE* f = std::tmpfile();
     const pid_t pid = f != nullptr ? fork() : -1;
     if (pid == 0) {
-      controlled::keep_process_on_nth_cpu(j);
+      // (one process alone keeps the CPUs it was given: explore runs side
+      // by side, --shard on one machine, must not pile up on the first)
+      if (jobs > 1) controlled::keep_process_on_nth_cpu(j);
       RunConfig mine = cfg;
       mine.explore.shard_index = cfg.explore.shard_index + cfg.explore.shard_count * j;
       mine.explore.shard_count = cfg.explore.shard_count * jobs;
@@ -755,6 +783,7 @@ std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
         mine.explore.schedules = (cfg.explore.schedules + std::uint64_t(jobs) - 1) / std::uint64_t(jobs);
       Search s;
       s.stop = stop;
+      crash::g_result_fd = fileno(f);
       search_for(mine, entry, shape, s);
       if (s.found) {
         const std::uint64_t key = cfg.explore.exhaustive ? std::uint64_t(s.bound) : s.found_at - 1;
@@ -762,7 +791,12 @@ std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
         while (key < seen && !stop->compare_exchange_weak(seen, key)) {
         }
       }
-      const std::string text = shard_result(s).dump();
+      nlohmann::json result = shard_result(s);
+      if (jobs == 1) {  // (one process: what partial-order reduction did is the search's)
+        result["reduced_at_bound"] = s.reduced_at_bound;
+        result["executions_at_bound"] = s.executions_at_bound;
+      }
+      const std::string text = result.dump();
       const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size() &&
                            std::fflush(f) == 0;
       _exit(written ? 0 : 1);
@@ -806,10 +840,9 @@ std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
     if (left > 0) usleep(2000);
   }
   munmap(page, sizeof(std::atomic<std::uint64_t>));
-  if (crashed != 0) {
+  if (crashed > 0) {  // killed by a signal its handler did not take: as it was
     for (std::FILE* f : results) std::fclose(f);
     std::fflush(stdout);
-    if (crashed < 0) _exit(crash::g_exit);
     signal(crashed, SIG_DFL);
     raise(crashed);
   }
@@ -828,6 +861,19 @@ std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
     for (std::size_t got; (got = std::fread(buf, 1, sizeof buf, results[j])) > 0;) text.append(buf, got);
     std::fclose(results[j]);
     const nlohmann::json r = nlohmann::json::parse(text, nullptr, false);
+    // A shard whose lock crashed said where (its handler printed the
+    // schedule and its replay line) and how many schedules it ran: the
+    // search is a CRASH, with every shard's own count (the schedules two
+    // shards ran left out, as below).
+    if (crashed < 0 && r.is_object() && r.value("crashed", false)) {
+      const std::uint64_t at = r.value("at", std::uint64_t(0));
+      if (!search.crashed || at < search.found_at)
+        search.found_at = at, search.crash_code = r.value("code", std::string());
+      search.crashed = true;
+      search.schedules += r.value("schedules", std::uint64_t(0));
+      search.complete = false;
+      continue;
+    }
     if (!WIFEXITED(status[j]) || WEXITSTATUS(status[j]) != 0 || r.is_discarded() || !r.is_object()) {
       search.complete = false;  // a shard that said nothing searched nothing we can count
       search.bound_done = -1;
@@ -849,6 +895,8 @@ std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
     search.met_clock_read |= r.value("clock", false);
     search.met_signal_check |= r.value("signal", false);
     search.met_timed_wait |= r.value("timed", false);
+    search.reduced_at_bound = r.value("reduced_at_bound", std::uint64_t(0));
+    search.executions_at_bound = r.value("executions_at_bound", std::uint64_t(0));
     if (!r.value("found", false) || !r.contains("failure")) continue;
     const nlohmann::json& f = r["failure"];
     const std::uint64_t key = cfg.explore.exhaustive ? r.value("bound", 0) : f.value("at", std::uint64_t(0));
@@ -860,6 +908,10 @@ std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
     choices = f.value("choices", std::vector<int>{});
   }
   if (search.bound_done == std::numeric_limits<int>::max()) search.bound_done = -1;
+  if (search.crashed) {  // (nothing is run again here: it would crash this process)
+    search.complete = false;
+    return "";
+  }
   if (!best) return lost;
   // The failure, run again here for its trace (and, should it not come
   // out the same, reported as its shard saw it).

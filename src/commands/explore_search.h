@@ -83,6 +83,12 @@ struct Search {
   bool met_clock_read = false;  // (a time jump could come: --time-jumps)
   bool met_signal_check = false;
   bool met_timed_wait = false;
+  // A split search (search_side_by_side) one of whose processes the lock
+  // crashed: its handler printed the schedule and its replay line;
+  // found_at is that schedule's number, schedules every process's count,
+  // crash_code its replay code ("" where the crash was outside a schedule).
+  bool crashed = false;
+  std::string crash_code;
 };
 
 // The scheduler's options every schedule of cfg's search starts from (its
@@ -109,7 +115,9 @@ void search_for(const RunConfig& cfg, const LockEntry& entry, const ExploreShape
 // --jobs N: the search split among N processes forked here, the
 // lowest-numbered failure kept (run again here for its trace). "" or why
 // the search is not judged (a shard ended without its result); a shard
-// that crashed ends this process as it ended.
+// whose lock crashed leaves the search `crashed` (its count, the crash's
+// schedule in found_at); one killed otherwise ends this process as it
+// ended. N = 1: the search in one process of its own.
 std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
                                 const ExploreShape& shape, Search& search);
 

@@ -25,7 +25,11 @@
  * rwsem: Fix (possible) missed wakeup"). Correct as long as the wake-up
  * waits for the unlock's wake_up_q(); but wake_q_add() of a task already on
  * another waker's wake_q fails, and that waker may wake it at once: the
- * waiter finds no grant, sleeps again, and nobody wakes it. */
+ * waiter finds no grant, sleeps again, and nobody wakes it.
+ *
+ * The broken build also has kcrash-contended: a spinning mutex whose
+ * first contended acquisition writes through NULL (explore's crash
+ * handler and its count, in one process or split among several). */
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/sched/wake_q.h>
@@ -170,4 +174,17 @@ static int kwake_trylock(struct kwake *l)
 
 RWSTRESS_KERNEL_MUTEX_OPS(kwake_ops, KWAKE_NAME, struct kwake, kwake_init, kwake_lock,
 			  kwake_unlock, kwake_trylock);
+
+#ifdef RWSTRESS_EXAMPLE_BROKEN
+static void kcrash_lock(struct ktime_spin *l)
+{
+	if (atomic_xchg_acquire(&l->locked, 1) != 0)
+		*(volatile int *)0 = 0;
+}
+
+RWSTRESS_KERNEL_MUTEX_OPS(kcrash_ops, "kcrash-contended", struct ktime_spin, ktime_init,
+			  kcrash_lock, ktime_unlock, ktime_trylock);
+RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &kcrash_ops)
+#else
 RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops)
+#endif
