@@ -515,8 +515,8 @@ struct PortfolioEntry {
 // suffix: the family), in order: the small shape exhaustively at
 // preemption bounds 2 then 3 (iterative: bound 2 completes first); PCT at
 // depths 3 to 5 (for the reader-writer locks also conflict-guided PCT)
-// and random schedules over 3 to 5 threads, 2 and 3 operations each; the killable entry points (rwsem.c, mutex.c,
-// semaphore.c) under fatal signals (explore --signals: the bail-out
+// and random schedules over 3 to 5 threads, 2 and 3 operations each; the
+// killable entry points (rwsem.c, mutex.c, semaphore.c) under fatal signals (explore --signals: the bail-out
 // paths); the files that wait for time (rwsem.c's HANDOFF after
 // RWSEM_WAIT_TIMEOUT, semaphore.c's timeout) with time jumps at their clock
 // reads; every one under a memory model, c11 (a missing ACQUIRE or
@@ -628,13 +628,13 @@ struct Covered {
   std::string verdict = "-";  // "-": not run
   bool complete = false;      // exhaustive: every schedule within its bound
   int bound_done = -1;        // exhaustive: the largest bound searched completely
-  int uncounted = 0;          // runs that left no outcome (a crash): not in `schedules`
+  int uncounted = 0;          // runs that left no outcome (killed outright): not in `schedules`
 };
 
 // An explore run's --outcome file, added into `c`; a missing file or one
-// not what explore writes adds nothing but is counted as such (a search
-// whose process crashed writes none: its count is not known here; the
-// run's exit code still counts).
+// not what explore writes adds nothing but is counted as such (explore
+// writes one even when the lock crashed; a process killed outright does
+// not, and its count is not known here; the run's exit code still counts).
 void read_outcome(const std::string& path, Covered* c) {
   try {
     const nlohmann::json doc = nlohmann::json::parse(read_text(path));
@@ -669,8 +669,8 @@ std::vector<std::string> coverage_lines(const std::vector<PortfolioEntry>& entri
     else
       what = fmt::format("{} seed{} from 0", c.runs, c.runs == 1 ? "" : "s");
     if (c.uncounted > 0)
-      what += fmt::format("; {} left no count (its process ended without its outcome, as a "
-                          "crash does: its lines above say where)",
+      what += fmt::format("; {} left no count (its process ended without writing its "
+                          "outcome: its lines above say how)",
                           c.uncounted == c.runs ? "the search" : fmt::format("{} of the runs", c.uncounted));
     // (no count at all: a dash, not a 0 that would read as nothing run)
     const bool none = c.runs > 0 && c.uncounted == c.runs;

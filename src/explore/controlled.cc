@@ -718,8 +718,8 @@ namespace {
 
 enum class StepEvent { kTick, kJump, kForeignWake };
 
-// A tick or a time jump offered at the calling thread's step: whether it
-// comes. The step's first offer decides (a replay makes the same one
+// A tick, a time jump or a wake-up from another wake_q offered at the
+// calling thread's step: whether it comes. The step's first offer decides (a replay makes the same one
 // come, from the step's kSignalChoice); never at a signal check's step.
 // `left` is the sampled schedule's budget, one in `odds` offers taken.
 bool step_event(Run* r, StepEvent kind, int& left, unsigned odds) {
