@@ -169,6 +169,19 @@ bug mutex-handoff-once mutex.c 048661a1f963 \
   "locking/mutex: Fix HANDOFF condition" found \
   perl -0pe 's/\t\t\tMUTEX_WARN_ON\(flags & \(MUTEX_FLAG_HANDOFF \| MUTEX_FLAG_PICKUP\)\);\n/\t\t\tflags &= ~MUTEX_FLAG_HANDOFF;\n/ or die; s/\tfor \(;;\) \{\n\t\tbool first;\n/\tbool first = false;\n\tfor (;;) {\n/ or die; s/\t\tfirst = __mutex_waiter_is_first\(lock, &waiter\);\n/\t\tif (!first) {\n\t\t\tfirst = __mutex_waiter_is_first(lock, &waiter);\n\t\t\tif (first)\n\t\t\t\t__mutex_set_flag(lock, MUTEX_FLAG_HANDOFF);\n\t\t}\n/ or die; s/if \(__mutex_trylock_or_handoff\(lock, first\)\)/if (__mutex_trylock(lock))/ or die'
 
+# 2025: up() woke the waiter with wake_up_process() under sem->lock, which
+# orders every semaphore's lock before the scheduler's pi_lock; printk()
+# takes console_sem's lock under a run-queue lock, and try_to_wake_up()
+# takes the run-queue lock under pi_lock: a cycle lockdep reported (a
+# circular locking dependency through (console_sem).lock). The fix moved
+# the wake-up out to a wake_q. Found by the lock-order checker, which has
+# the scheduler's two orders as facts. The subject and the change were
+# checked against a stored copy of the report and the shipped file; the
+# mainline id is as remembered, not checked here.
+bug semaphore-wake-under-lock semaphore.c 85b2b9c16d05 \
+  "locking/semaphore: Use wake_q to wake up processes outside lock critical section" found \
+  perl -0pe 's/static noinline void __up\(struct semaphore \*sem, struct wake_q_head \*wake_q\);/static noinline void __up(struct semaphore *sem);/ or die; s/\tDEFINE_WAKE_Q\(wake_q\);\n// or die; s/\t\t__up\(sem, &wake_q\);\n/\t\t__up(sem);\n/ or die; s/\tif \(!wake_q_empty\(&wake_q\)\)\n\t\twake_up_q\(&wake_q\);\n// or die; s/static noinline void __sched __up\(struct semaphore \*sem,\n\t\t\t\t  struct wake_q_head \*wake_q\)/static noinline void __sched __up(struct semaphore *sem)/ or die; s/\twake_q_add\(wake_q, waiter->task\);\n/\twake_up_process(waiter->task);\n/ or die'
+
 # The controls: the files as shipped, through the same command.
 if [ -z "${RWSTRESS_CORPUS_ONLY:-}" ]; then
   code=0

@@ -325,6 +325,65 @@ BOOST_AUTO_TEST_CASE(explore_wakes_from_another_wake_q_find_a_wake_up_queued_too
   }
 }
 
+// The lock-order checker: two spin locks taken in both orders (under an
+// outer lock, so the run never deadlocks) are a cycle of lock classes,
+// reported in the first explore schedule and in a timed run, with both
+// orders and where each was taken; the same locks in one order PASS. A
+// semaphore that wakes its waiter under its own lock closes a cycle with
+// the scheduler's locks (pi_lock, a run-queue lock, console_sem's lock
+// under it: the kernel's orders, modelled); woken after the unlock, it
+// PASSes.
+BOOST_AUTO_TEST_CASE(lock_order_checker_fires_on_a_cycle_and_stays_quiet_on_one_order) {
+  const auto npos = std::string::npos;
+  const std::string broken = "--plugin " + plugin("kernel_time_broken_explore") + " ";
+  const std::string correct = "--plugin " + plugin("kernel_time_explore") + " ";
+
+  ProcessResult first = run_rwstress(broken + "explore --lock korder-broken --threads 2");
+  BOOST_TEST(first.exit_code == 1, first.out << first.err);
+  BOOST_TEST(first.out.find("korder-broken: FAIL at schedule 1 ") != npos, first.out);
+  BOOST_TEST(first.out.find("lock-order (thread ") != npos, first.out);
+  BOOST_TEST(first.out.find("a cycle of lock classes") != npos, first.out);
+  BOOST_TEST(first.out.find("took &l->a at kernel_time.c:") != npos, first.out);
+  BOOST_TEST(first.out.find("took &l->b at kernel_time.c:") != npos, first.out);
+  BOOST_REQUIRE_MESSAGE(!replay_line(first.out).empty(), first.out);
+  ProcessResult again = run_rwstress(replay_line(first.out));
+  BOOST_TEST(again.exit_code == 1, again.out + again.err);
+  BOOST_TEST(again.out.find("lock-order") != npos, again.out);
+
+  for (const char* how : {"--strategy pct:depth=3 --schedules 1000",
+                          "--strategy exhaustive:preemptions=1 --schedules 3000"}) {
+    ProcessResult pass =
+        run_rwstress(correct + "explore --lock korder --threads 3 " + std::string(how));
+    BOOST_TEST(pass.exit_code == 0, how << ": " << pass.out << pass.err);
+    BOOST_TEST(pass.out.find("korder: PASS") != npos, pass.out);
+  }
+
+  ProcessResult timed = run_rwstress(broken + "--lock korder-broken --threads 4 --duration 1s");
+  BOOST_TEST(timed.exit_code == 1, timed.out << timed.err);
+  BOOST_TEST(timed.out.find("[lock-order]") != npos, timed.out);
+  for (int round = 0; round < 3; ++round) {
+    ProcessResult ok = run_rwstress(correct + "--lock korder --threads 4 --duration 1s");
+    BOOST_TEST(ok.exit_code == 0, ok.out << ok.err);
+  }
+
+  ProcessResult sem = run_rwstress(broken + "explore --lock ksema-broken --threads 3");
+  BOOST_TEST(sem.exit_code == 1, sem.out << sem.err);
+  BOOST_TEST(sem.out.find("semaphore->lock -> &p->pi_lock -> &rq->__lock -> semaphore->lock") !=
+                 npos,
+             sem.out);
+  BOOST_TEST(sem.out.find("woke a task at kernel_time.c:") != npos, sem.out);
+  BOOST_TEST(sem.out.find("console_sem") != npos, sem.out);
+  ProcessResult sem_timed =
+      run_rwstress(broken + "--lock ksema-broken --threads 4 --duration 1s");
+  BOOST_TEST(sem_timed.exit_code == 1, sem_timed.out << sem_timed.err);
+  BOOST_TEST(sem_timed.out.find("[lock-order]") != npos, sem_timed.out);
+  for (const char* how : {"explore --lock ksema --threads 3 --schedules 1000",
+                          "--lock ksema --threads 4 --duration 1s"}) {
+    ProcessResult ok = run_rwstress(correct + how);
+    BOOST_TEST(ok.exit_code == 0, how << ": " << ok.out << ok.err);
+  }
+}
+
 // A lock that crashes under explore takes its process with it: the
 // handler prints the schedule and a replay line (which crashes the same
 // way). With --outcome the search runs in a process of its own (or split

@@ -351,6 +351,9 @@ static inline const struct rwstress_kernel_host *__rwsk_host(void) {
   return h;
 }
 
+#define __rwsk_str_(x) #x
+#define __rwsk_str(x) __rwsk_str_(x)
+
 static inline void __rwsk_warn(const char *file, int line, const char *what) {
   __rwsk_host()->warn(file, line, what);
 }

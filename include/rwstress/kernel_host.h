@@ -21,8 +21,13 @@ extern "C" {
  * is loaded: it says why in one line, and rwstress refuses the plugin.
  * 3: the host table gained RCU (rcu_read_lock ... rcu_barrier).
  * 4: the host table gained acquire_kind and killed (the run's share of
- * killable acquisitions, and a killed task that goes away). */
-#define RWSTRESS_KERNEL_HOST_ABI 4
+ * killable acquisitions, and a killed task that goes away).
+ * 5: struct raw_spinlock gained lock_class, and the host table
+ * lock_acquire, lock_release and lock_wakeup (the lock-order checker). A
+ * task's blocked_lock grew with it: the fields after it moved, which a
+ * plugin built for 4 never shares with the host (it reads and writes
+ * them alone, within the task the host allocated for 5). */
+#define RWSTRESS_KERNEL_HOST_ABI 5
 
 /* The "CPUs" of the layer are thread slots: each thread that calls into
  * the layer gets the lowest free slot for as long as it lives, so that
@@ -57,10 +62,16 @@ struct rwstress_kernel_rcu_head {
 };
 
 /* The layer's raw_spinlock_t (a test-and-set lock that records its owner),
- * here because a task holds one (blocked_lock). */
+ * here because a task holds one (blocked_lock). lock_class (ABI 5) names
+ * the lock's class as lockdep keys it: "what@file:line" of the init site
+ * (raw_spin_lock_init(&sem->wait_lock) in rwsem.c: every rwsem's
+ * wait_lock), or of the static initializer; NULL for a lock that was
+ * zeroed, not initialised (its class is its address, or, for a task's
+ * blocked_lock, every task's blocked_lock). */
 struct raw_spinlock {
     int locked;
     struct rwstress_kernel_task *owner;
+    const char *lock_class;
 };
 
 /* The sleeping states of __state that a fatal signal ends (the layer's
@@ -136,6 +147,20 @@ struct rwstress_kernel_host {
      * other threads have completed an operation without it, when every
      * other thread is away too, or when the run stops. */
     void (*killed)(void);
+    /* ABI 5: lock order (docs/checkers.md, "lock-order"). lock_acquire
+     * before a spin lock is waited for (trylock 0), or once a trylock took
+     * it (1: a trylock waits for nothing, so it orders nothing after what
+     * is held; what is taken under it is ordered after it); subclass is
+     * the _nested annotation's. lock_release when it is dropped.
+     * lock_wakeup where the calling task wakes another: the scheduler
+     * takes that task's pi_lock (and its run queue's lock under it). A
+     * cycle among the classes, these included, is a lock-order violation,
+     * raised where the order that closes it is first taken. file and line
+     * are the call site's, kept as pointers: string literals. */
+    void (*lock_acquire)(const void *lock, const char *lock_class, int subclass, int trylock,
+                         const char *file, int line);
+    void (*lock_release)(const void *lock);
+    void (*lock_wakeup)(const char *file, int line);
 };
 
 #ifdef __cplusplus

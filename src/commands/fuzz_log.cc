@@ -252,7 +252,7 @@ std::string main_kind(const std::vector<std::string>& kinds) {
   // lets a writer in beside others shows writer-exclusion, reader-exclusion,
   // torn records or a bad final state from one run to the next, and is one
   // bug.
-  static const char* const kSpecific[] = {"lock-warning", "ordering", "trylock-truth", "downgrade",
+  static const char* const kSpecific[] = {"lock-order", "lock-warning", "ordering", "trylock-truth", "downgrade",
                                           "lost-wakeup", "semaphore-bound", "semaphore-count",
                                           "not-idle", "preference", "spin-bound"};
   for (const char* k : kSpecific)

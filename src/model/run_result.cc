@@ -60,6 +60,7 @@ const char* violation_kind_name(ViolationKind k) {
     case ViolationKind::kPreference: return "preference";
     case ViolationKind::kSpinBound: return "spin-bound";
     case ViolationKind::kHandoffStarved: return "handoff-starved";
+    case ViolationKind::kLockOrder: return "lock-order";
   }
   return "?";
 }

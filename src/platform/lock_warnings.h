@@ -27,6 +27,7 @@ inline thread_local int tl_worker_index = -1;
 enum class LockSaid : std::uint8_t {
   kWarning,    // a WARN_ON, BUG_ON or lockdep check fired: lock-warning
   kSpinBound,  // a spinner took a turn past its declared bound: spin-bound
+  kLockOrder,  // a cycle among the layer's lock classes (platform/lock_order.h): lock-order
 };
 
 class LockWarnings {

@@ -25,6 +25,7 @@
 #include "injectors/injection.h"
 #include "locks/hooks.h"
 #include "locks/urcu_thread.h"
+#include "platform/lock_order.h"
 #include "explore/controlled.h"
 #include "registry/explore_host.h"
 #include "run/checkers.h"
@@ -91,8 +92,17 @@ CpuSlots& cpu_slots() {
   return *slots;
 }
 
+// A task's blocked_lock is zeroed, not initialised: of one class all the
+// same, as the kernel's fork initialises every task's at one site.
+constexpr const char* kBlockedLockClass = "&p->blocked_lock";
+
+void delete_task(rwstress_kernel_task* task) {
+  LockOrder::instance().forget_zeroed(&task->blocked_lock);
+  delete task;
+}
+
 void put_task(rwstress_kernel_task* task) {
-  if (__atomic_sub_fetch(&task->usage, 1, __ATOMIC_ACQ_REL) == 0) delete task;
+  if (__atomic_sub_fetch(&task->usage, 1, __ATOMIC_ACQ_REL) == 0) delete_task(task);
 }
 
 // The thread's own reference to its task, and its slot, until it exits.
@@ -126,6 +136,7 @@ rwstress_kernel_task* current_task() {
     t->pid = int(gettid());
     t->usage = 1;
     t->on_cpu = 1;  // running: the layer clears it while the task is parked in schedule()
+    LockOrder::instance().name_zeroed(&t->blocked_lock, kBlockedLockClass);
     tl_task.task = t;
     // Named in explore's traces (the innermost name wins).
     controlled::name_object(t, sizeof *t, "task");
@@ -137,7 +148,7 @@ rwstress_kernel_task* current_task() {
 }
 
 // The plugin's put_task_struct dropped the last reference.
-void free_task(rwstress_kernel_task* task) { delete task; }
+void free_task(rwstress_kernel_task* task) { delete_task(task); }
 
 // need_resched(): an injector asked, or the thread has run a slice since it
 // last slept (or was last told) and the host scheduler preempted it in that
@@ -446,6 +457,14 @@ void rcu_barrier() {
   deferred().barrier();
 }
 
+// Lock order (platform/lock_order.h): the layer's spin locks and wake-ups.
+void lock_acquire(const void* lock, const char* lock_class, int subclass, int trylock,
+                  const char* file, int line) {
+  LockOrder::instance().acquire(lock, lock_class, subclass, trylock != 0, file, line);
+}
+void lock_release(const void* lock) { LockOrder::instance().release(lock); }
+void lock_wakeup(const char* file, int line) { LockOrder::instance().wakeup(file, line); }
+
 static_assert(int(RWSTRESS_KPOINT_AFTER_ENQUEUE) == int(HookPoint::kAfterEnqueue));
 static_assert(int(RWSTRESS_KPOINT_BEFORE_SLEEP) == int(HookPoint::kBeforeSleep));
 static_assert(int(RWSTRESS_KPOINT_AFTER_WAKE) == int(HookPoint::kAfterWake));
@@ -458,7 +477,8 @@ static_assert(int(RWSTRESS_KPOINT_FAST_PATH) == int(HookPoint::kFastPath));
 const rwstress_kernel_host kHost = {
     RWSTRESS_KERNEL_HOST_ABI, current_task, free_task, at, spurious_wake, warn,
     &cpu_slots().in_use, resched_check, rcu_read_lock, rcu_read_unlock, rcu_read_ongoing,
-    synchronize_rcu, call_rcu, rcu_barrier, acquire_kind, killed,
+    synchronize_rcu, call_rcu, rcu_barrier, acquire_kind, killed, lock_acquire, lock_release,
+    lock_wakeup,
 };
 
 }  // namespace

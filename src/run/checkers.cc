@@ -29,8 +29,9 @@ void ViolationLog::count_more(ViolationKind kind, std::uint64_t n) {
 void drain_lock_warnings(ViolationLog& log) {
   std::uint64_t beyond = 0;
   for (LockWarnings::Entry& e : LockWarnings::instance().take(beyond)) {
-    const ViolationKind kind =
-        e.kind == LockSaid::kSpinBound ? ViolationKind::kSpinBound : ViolationKind::kLockWarning;
+    const ViolationKind kind = e.kind == LockSaid::kSpinBound   ? ViolationKind::kSpinBound
+                               : e.kind == LockSaid::kLockOrder ? ViolationKind::kLockOrder
+                                                                : ViolationKind::kLockWarning;
     std::string detail =
         e.times > 1 ? fmt::format("{} ({} times; the first on this thread)", e.detail, e.times)
                     : e.detail;

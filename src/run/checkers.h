@@ -16,6 +16,7 @@
 
 #include "model/lock_traits.h"
 #include "model/run_result.h"
+#include "platform/lock_order.h"
 #include "platform/lock_warnings.h"
 
 namespace rwstress {

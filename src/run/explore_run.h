@@ -584,6 +584,7 @@ ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::O
   auto s = std::make_shared<Shared<Lock>>(shape.scenario);
   auto sh = std::make_shared<ExploreShape>(shape);
   LockWarnings::instance().clear();
+  LockOrder::instance().reset();
   ExploredSchedule out;
   if constexpr (requires { s->lock.object(); }) {  // a plugin's: its own object
     out.lock_begin = s->lock.object();

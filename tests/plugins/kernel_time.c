@@ -27,12 +27,33 @@
  * another waker's wake_q fails, and that waker may wake it at once: the
  * waiter finds no grant, sleeps again, and nobody wakes it.
  *
+ *   korder      a mutex of three spin locks: an outer one that serialises,
+ *               then two inner ones, always in one order: must PASS.
+ *
+ * Built broken it is korder-broken: threads on odd CPUs take the inner two
+ * in the other order. The outer lock keeps it from ever deadlocking, yet
+ * the two orders are a cycle of lock classes (lockdep reports it; so must
+ * the lock-order checker, in the first schedule and the first run that
+ * take both).
+ *
+ *   ksema       a counting semaphore on the layer's struct semaphore (its
+ *               lock of the class every semaphore's is) that hands the
+ *               count to the first waiter and wakes it after dropping the
+ *               lock (wake_q), as semaphore.c does since 2025: must PASS.
+ *
+ * Built broken it is ksema-broken: the wake-up is made under sem->lock, as
+ * semaphore.c's was before "locking/semaphore: Use wake_q to wake up
+ * processes outside lock critical section". Nothing goes wrong in the run;
+ * the order is a cycle with the scheduler's locks (a semaphore's lock, the
+ * woken task's pi_lock, a run-queue lock, console_sem's lock under it).
+ *
  * The broken build also has kcrash-contended: a spinning mutex whose
  * first contended acquisition writes through NULL (explore's crash
  * handler and its count, in one process or split among several). */
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/sched/wake_q.h>
+#include <linux/semaphore.h>
 #include <linux/spinlock.h>
 
 #define KTIME_WAIT 4 /* jiffies: rwsem.c's RWSEM_WAIT_TIMEOUT at HZ 1000 */
@@ -176,6 +197,141 @@ RWSTRESS_KERNEL_MUTEX_OPS(kwake_ops, KWAKE_NAME, struct kwake, kwake_init, kwake
 			  kwake_unlock, kwake_trylock);
 
 #ifdef RWSTRESS_EXAMPLE_BROKEN
+#define KORDER_NAME "korder-broken"
+#else
+#define KORDER_NAME "korder"
+#endif
+
+struct korder {
+	raw_spinlock_t	outer;
+	raw_spinlock_t	a;
+	raw_spinlock_t	b;
+};
+
+static void korder_init(struct korder *l)
+{
+	raw_spin_lock_init(&l->outer);
+	raw_spin_lock_init(&l->a);
+	raw_spin_lock_init(&l->b);
+}
+
+static void korder_lock(struct korder *l)
+{
+	raw_spin_lock(&l->outer);
+#ifdef RWSTRESS_EXAMPLE_BROKEN
+	if (raw_smp_processor_id() & 1) {
+		raw_spin_lock(&l->b);
+		raw_spin_lock(&l->a);
+		return;
+	}
+#endif
+	raw_spin_lock(&l->a);
+	raw_spin_lock(&l->b);
+}
+
+static void korder_unlock(struct korder *l)
+{
+	raw_spin_unlock(&l->b);
+	raw_spin_unlock(&l->a);
+	raw_spin_unlock(&l->outer);
+}
+
+static int korder_trylock(struct korder *l)
+{
+	if (!raw_spin_trylock(&l->outer))
+		return 0;
+	raw_spin_lock(&l->a);
+	raw_spin_lock(&l->b);
+	return 1;
+}
+
+RWSTRESS_KERNEL_MUTEX_OPS(korder_ops, KORDER_NAME, struct korder, korder_init, korder_lock,
+			  korder_unlock, korder_trylock);
+
+#ifdef RWSTRESS_EXAMPLE_BROKEN
+#define KSEMA_NAME "ksema-broken"
+#else
+#define KSEMA_NAME "ksema"
+#endif
+
+struct ksema_waiter {
+	struct list_head	list;
+	struct task_struct	*task;
+	bool			up;
+};
+
+static void ksema_init(struct semaphore *sem, int count)
+{
+	sema_init(sem, count);
+}
+
+static void ksema_down(struct semaphore *sem)
+{
+	unsigned long flags;
+	struct ksema_waiter waiter;
+
+	raw_spin_lock_irqsave(&sem->lock, flags);
+	if (likely(sem->count > 0)) {
+		sem->count--;
+		raw_spin_unlock_irqrestore(&sem->lock, flags);
+		return;
+	}
+	list_add_tail(&waiter.list, &sem->wait_list);
+	waiter.task = current;
+	waiter.up = false;
+	for (;;) {
+		__set_current_state(TASK_UNINTERRUPTIBLE);
+		raw_spin_unlock_irq(&sem->lock);
+		schedule();
+		raw_spin_lock_irq(&sem->lock);
+		if (waiter.up)
+			break;
+	}
+	raw_spin_unlock_irqrestore(&sem->lock, flags);
+}
+
+/* 0 when it took a unit, as down_trylock() answers. */
+static int ksema_down_trylock(struct semaphore *sem)
+{
+	unsigned long flags;
+	int busy;
+
+	raw_spin_lock_irqsave(&sem->lock, flags);
+	busy = sem->count == 0;
+	if (!busy)
+		sem->count--;
+	raw_spin_unlock_irqrestore(&sem->lock, flags);
+	return busy;
+}
+
+static void ksema_up(struct semaphore *sem)
+{
+	unsigned long flags;
+	DEFINE_WAKE_Q(wake_q);
+
+	raw_spin_lock_irqsave(&sem->lock, flags);
+	if (likely(list_empty(&sem->wait_list))) {
+		sem->count++;
+	} else {
+		struct ksema_waiter *waiter =
+			list_first_entry(&sem->wait_list, struct ksema_waiter, list);
+
+		list_del(&waiter->list);
+		waiter->up = true;
+#ifdef RWSTRESS_EXAMPLE_BROKEN
+		wake_up_process(waiter->task);
+#else
+		wake_q_add(&wake_q, waiter->task);
+#endif
+	}
+	raw_spin_unlock_irqrestore(&sem->lock, flags);
+	wake_up_q(&wake_q);
+}
+
+RWSTRESS_KERNEL_SEMAPHORE_OPS(ksema_ops, KSEMA_NAME, struct semaphore, ksema_init, ksema_down,
+			      ksema_up, ksema_down_trylock);
+
+#ifdef RWSTRESS_EXAMPLE_BROKEN
 static void kcrash_lock(struct ktime_spin *l)
 {
 	if (atomic_xchg_acquire(&l->locked, 1) != 0)
@@ -184,7 +340,7 @@ static void kcrash_lock(struct ktime_spin *l)
 
 RWSTRESS_KERNEL_MUTEX_OPS(kcrash_ops, "kcrash-contended", struct ktime_spin, ktime_init,
 			  kcrash_lock, ktime_unlock, ktime_trylock);
-RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &kcrash_ops)
+RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kcrash_ops)
 #else
-RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops)
+RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops)
 #endif

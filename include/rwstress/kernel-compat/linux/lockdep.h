@@ -65,9 +65,16 @@ static inline int __rwsk_raw_held(const raw_spinlock_t *l) { return READ_ONCE(l-
 #define lockdep_assert_held_once(l) lockdep_assert_held(l)
 #define lockdep_assert_none_held_once() ((void)0)
 #define SINGLE_DEPTH_NESTING 1
-#define raw_spin_lock_nested(l, subclass) raw_spin_lock(l)
-#define raw_spin_lock_irqsave_nested(l, flags, subclass) raw_spin_lock_irqsave(l, flags)
-#define spin_lock_nested(l, subclass) spin_lock(l)
+/* _nested: a lock of a class this thread already holds, on purpose (the
+ * lock-order checker keys it as a class of its own, as lockdep does). */
+#define raw_spin_lock_nested(l, subclass) \
+  __rwsk_raw_spin_lock((l), (int)(subclass), __FILE__, __LINE__)
+#define raw_spin_lock_irqsave_nested(l, flags, subclass) \
+  do {                                                  \
+    (flags) = 0;                                        \
+    raw_spin_lock_nested(l, subclass);                  \
+  } while (0)
+#define spin_lock_nested(l, subclass) raw_spin_lock_nested(&(l)->rlock, subclass)
 #define lockdep_recursing(tsk) 0
 #define lockdep_pin_lock(l) ((void)0)
 #define lockdep_unpin_lock(l, c) ((void)0)

@@ -327,8 +327,13 @@ static inline void msleep(unsigned int ms) {
  * mismatched wake is a no-op, as in the kernel: wake_up_state(p,
  * TASK_INTERRUPTIBLE) leaves an uninterruptible sleeper asleep). 1 if it
  * woke the task. Fully ordered before it reads the state
- * (smp_mb__after_spinlock in the kernel). */
-static inline int __rwsk_try_to_wake_up(struct task_struct *p, unsigned int state) {
+ * (smp_mb__after_spinlock in the kernel). The kernel's try_to_wake_up()
+ * takes p->pi_lock first, whatever the state: the lock-order checker hears
+ * of it, with the caller's file and line (none: another task's wake-up,
+ * not this one's). */
+static inline int __rwsk_try_to_wake_up(struct task_struct *p, unsigned int state,
+                                        const char *file, int line) {
+  if (file) __rwsk_host()->lock_wakeup(file, line);
   __rwsk_host()->at(RWSTRESS_KPOINT_BEFORE_WAKE);
   __rwsk_MMFENCE(__ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -340,9 +345,11 @@ static inline int __rwsk_try_to_wake_up(struct task_struct *p, unsigned int stat
   __rwsk_futex(&p->__state, 1 /* FUTEX_WAKE */, 1, NULL);
   return 1;
 }
-#define wake_up_process(p) __rwsk_try_to_wake_up((p), TASK_NORMAL)
-#define wake_up_state(p, state) __rwsk_try_to_wake_up((p), (unsigned int)(state))
-#define try_to_wake_up(p, state, flags) __rwsk_try_to_wake_up((p), (unsigned int)(state))
+#define wake_up_process(p) __rwsk_try_to_wake_up((p), TASK_NORMAL, __FILE__, __LINE__)
+#define wake_up_state(p, state) \
+  __rwsk_try_to_wake_up((p), (unsigned int)(state), __FILE__, __LINE__)
+#define try_to_wake_up(p, state, flags) \
+  __rwsk_try_to_wake_up((p), (unsigned int)(state), __FILE__, __LINE__)
 
 /* wake_q: wake-ups collected under a lock and done after dropping it. */
 struct wake_q_head {
@@ -378,7 +385,7 @@ static inline void wake_q_add(struct wake_q_head *head, struct task_struct *task
    * the wake-up (rwsem.c's reader wake-up before "locking/rwsem: Fix
    * (possible) missed wakeup", 2018). */
   if (rwstress_explore_foreign_wake()) {
-    wake_up_process(task);
+    __rwsk_try_to_wake_up(task, TASK_NORMAL, NULL, 0); /* that waker's, under no lock of ours */
     return;
   }
 #endif

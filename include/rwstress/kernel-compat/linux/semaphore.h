@@ -18,9 +18,14 @@ struct semaphore {
   struct semaphore_waiter *first_waiter;
   unsigned long last_holder;
 };
+/* Every semaphore's lock is of one class, "semaphore->lock", as sema_init()
+ * keys it in the kernel; console_sem, whose lock the kernel's printk takes
+ * under the scheduler's run-queue lock (a modelled order, docs/checkers.md
+ * "lock-order"), is one of them. */
+#define __rwsk_semaphore_lock_class "semaphore->lock"
 #define __SEMAPHORE_INITIALIZER(name, n)                                                    \
   {                                                                                         \
-    .lock = __RAW_SPIN_LOCK_UNLOCKED((name).lock), .count = (n),                            \
+    .lock = {0, NULL, __rwsk_semaphore_lock_class}, .count = (n),                           \
     .wait_list = LIST_HEAD_INIT((name).wait_list), .first_waiter = NULL, .last_holder = 0UL \
   }
 /* DEFINE_SEMAPHORE(name) (count 1, before 6.4) and DEFINE_SEMAPHORE(name, n). */

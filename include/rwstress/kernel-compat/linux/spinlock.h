@@ -7,38 +7,51 @@
 
 /* ---- Spin locks -------------------------------------------------------- */
 
-/* raw_spinlock_t: test-and-set, owner recorded (the checks above use it). */
-typedef struct raw_spinlock raw_spinlock_t; /* kernel_host.h: { locked, owner } */
-#define __RAW_SPIN_LOCK_UNLOCKED(name) { 0, NULL }
+/* raw_spinlock_t: test-and-set, owner recorded (the checks above use it),
+ * and its lock class (kernel_host.h): the lock-order checker's key, the
+ * init site's text as lockdep names it ("&sem->wait_lock") with the file
+ * and line that make it one site's. */
+typedef struct raw_spinlock raw_spinlock_t; /* kernel_host.h: { locked, owner, lock_class } */
+#define __rwsk_lock_class(what) what "@" __FILE__ ":" __rwsk_str(__LINE__)
+#define __RAW_SPIN_LOCK_UNLOCKED(name) { 0, NULL, __rwsk_lock_class(#name) }
 #define __RAW_SPIN_LOCK_INITIALIZER(name) __RAW_SPIN_LOCK_UNLOCKED(name)
 #define DEFINE_RAW_SPINLOCK(name) raw_spinlock_t name = __RAW_SPIN_LOCK_UNLOCKED(name)
-#define raw_spin_lock_init(l) (*(l) = (raw_spinlock_t)__RAW_SPIN_LOCK_UNLOCKED(*(l)))
+#define raw_spin_lock_init(l) (*(l) = (raw_spinlock_t){0, NULL, __rwsk_lock_class(#l)})
 
 static inline void __rwsk_spin_acquired(raw_spinlock_t *l) {
   struct task_struct *me = current;
   WRITE_ONCE(l->owner, me);
   me->spin_depth++;
 }
-static inline void raw_spin_lock(raw_spinlock_t *l) {
+/* raw_spin_lock(l), raw_spin_lock_nested(l, subclass): the lock-order
+ * checker hears of it before the wait (a cycle is reported before it can
+ * deadlock), with the caller's file and line. */
+static inline void __rwsk_raw_spin_lock(raw_spinlock_t *l, int subclass, const char *file,
+                                        int line) {
+  __rwsk_host()->lock_acquire(l, l->lock_class, subclass, 0, file, line);
   while (unlikely(__rwsk_XP(&l->locked, "raw_spin_lock", __rwsk_op_xchg, 1, __ATOMIC_ACQUIRE))) {
     while (__rwsk_XP(&l->locked, "raw_spin_lock: wait", __rwsk_op_load, __ATOMIC_RELAXED))
       cpu_relax();
   }
   __rwsk_spin_acquired(l);
 }
-static inline int raw_spin_trylock(raw_spinlock_t *l) {
+#define raw_spin_lock(l) __rwsk_raw_spin_lock((l), 0, __FILE__, __LINE__)
+static inline int __rwsk_raw_spin_trylock(raw_spinlock_t *l, const char *file, int line) {
   if (__rwsk_XP(&l->locked, "raw_spin_trylock", __rwsk_op_load, __ATOMIC_RELAXED) ||
       __rwsk_XP(&l->locked, "raw_spin_trylock", __rwsk_op_xchg, 1, __ATOMIC_ACQUIRE))
     return 0;
+  __rwsk_host()->lock_acquire(l, l->lock_class, 0, 1, file, line);
   __rwsk_spin_acquired(l);
   return 1;
 }
+#define raw_spin_trylock(l) __rwsk_raw_spin_trylock((l), __FILE__, __LINE__)
 static inline void __rwsk_raw_spin_unlock(raw_spinlock_t *l, const char *file, int line) {
   struct task_struct *me = current;
   if (unlikely(READ_ONCE(l->owner) != me))
     __rwsk_warn(file, line, "raw_spin_unlock() of a spin lock this thread does not hold");
   WRITE_ONCE(l->owner, NULL);
   me->spin_depth--;
+  __rwsk_host()->lock_release(l);
   __rwsk_XPV(&l->locked, "raw_spin_unlock", __rwsk_op_store, 0, __ATOMIC_RELEASE);
   /* wait-unlock: what was decided under the lock is not yet acted on (a
    * waiter about to check for a signal, a releaser about to wake). */
@@ -68,7 +81,7 @@ typedef struct spinlock {
 } spinlock_t;
 #define __SPIN_LOCK_UNLOCKED(name) { __RAW_SPIN_LOCK_UNLOCKED(name.rlock) }
 #define DEFINE_SPINLOCK(name) spinlock_t name = __SPIN_LOCK_UNLOCKED(name)
-#define spin_lock_init(l) raw_spin_lock_init(&(l)->rlock)
+#define spin_lock_init(l) ((l)->rlock = (raw_spinlock_t){0, NULL, __rwsk_lock_class(#l)})
 #define spin_lock(l) raw_spin_lock(&(l)->rlock)
 #define spin_unlock(l) raw_spin_unlock(&(l)->rlock)
 #define spin_trylock(l) raw_spin_trylock(&(l)->rlock)

@@ -1,0 +1,294 @@
+#include "platform/lock_order.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "platform/lock_warnings.h"
+
+namespace rwstress {
+
+namespace {
+
+struct Site {
+  const char* file = nullptr;
+  int line = 0;
+};
+
+// Why one class comes before another.
+struct Edge {
+  int thread = 0;            // the worker that took the order (tl_worker_index)
+  Site held_at, taken_at;    // where the earlier lock was taken, and the later
+  bool wake = false;         // the later is a woken task's pi_lock
+  const char* modelled = nullptr;  // an order of the kernel's own, not seen here
+};
+
+struct Held {
+  const void* lock;
+  int cls;
+  Site at;
+};
+
+constexpr const char* kPiLock = "&p->pi_lock";
+constexpr const char* kRqLock = "&rq->__lock";
+constexpr const char* kSemaphoreLock = "semaphore->lock";  // the layer's <linux/semaphore.h>
+
+// "src/x/kernel/locking/semaphore.c" -> "semaphore.c".
+std::string_view base_name(const char* path) {
+  std::string_view p = path ? path : "?";
+  const auto slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+
+// A class's key as it is shown: "&sem->wait_lock@/x/rwsem.c:341" ->
+// "&sem->wait_lock (rwsem.c:341)".
+std::string shown(const std::string& key) {
+  const auto at = key.find('@');
+  if (at == std::string::npos) return key;
+  std::string tail = key.substr(at + 1);
+  const auto colon = tail.rfind(':');
+  const std::string file = tail.substr(0, colon == std::string::npos ? tail.size() : colon);
+  const std::string line = colon == std::string::npos ? "" : tail.substr(colon);
+  return fmt::format("{} ({}{})", key.substr(0, at), base_name(file.c_str()), line);
+}
+
+std::string site(Site s) { return fmt::format("{}:{}", base_name(s.file), s.line); }
+
+std::string who(int thread) {
+  return thread >= 0 ? fmt::format("thread {}", thread) : std::string("a thread outside the workers");
+}
+
+class Graph {
+ public:
+  std::atomic<std::uint64_t> generation{1};
+
+  int class_of(const void* lock, const char* key, int subclass) {
+    std::lock_guard guard(mutex_);
+    std::string k;
+    if (key) {
+      k = key;
+    } else if (auto z = zeroed_.find(lock); z != zeroed_.end()) {
+      k = z->second;
+    } else {
+      k = fmt::format("the zeroed lock at {}", lock);
+    }
+    std::string name = shown(k);
+    if (subclass != 0) {  // "&p->blocked_lock/1", as lockdep shows a subclass
+      const std::string sub = fmt::format("/{}", subclass);
+      k += sub;
+      const auto paren = name.find(" (");
+      name.insert(paren == std::string::npos ? name.size() : paren, sub);
+    }
+    return id_locked(k, std::move(name));
+  }
+
+  int fixed(const char* key) {
+    std::lock_guard guard(mutex_);
+    return id_locked(key, key);
+  }
+
+  void name_zeroed(const void* lock, const char* key) {
+    std::lock_guard guard(mutex_);
+    zeroed_[lock] = key;
+  }
+  void forget_zeroed(const void* lock) {
+    std::lock_guard guard(mutex_);
+    zeroed_.erase(lock);
+  }
+
+  void reset() {
+    std::lock_guard guard(mutex_);
+    generation.fetch_add(1, std::memory_order_acq_rel);
+    edges_.clear();
+    out_.clear();
+    reported_ = false;
+    const int pi = id_locked(kPiLock, kPiLock), rq = id_locked(kRqLock, kRqLock),
+              sem = id_locked(kSemaphoreLock, kSemaphoreLock);
+    add_locked(pi, rq,
+               Edge{-1, {}, {}, false,
+                    "the kernel's try_to_wake_up() takes the woken task's run-queue lock under "
+                    "its pi_lock (kernel/sched/core.c)"});
+    add_locked(rq, sem,
+               Edge{-1, {}, {}, false,
+                    "the kernel's printk() under a run-queue lock takes console_sem's lock "
+                    "(console_trylock() -> down_trylock(), kernel/printk/printk.c), and "
+                    "console_sem is a semaphore"});
+  }
+
+  // Adds a -> b; a cycle it closes, if it is the run's first, as one line.
+  std::string add(int a, int b, const Edge& e) {
+    std::lock_guard guard(mutex_);
+    if (edges_.count({a, b})) return {};
+    add_locked(a, b, e);
+    if (reported_) return {};
+    std::vector<int> path = path_locked(b, a);
+    if (path.empty()) return {};
+    reported_ = true;
+    return describe_locked(a, path);
+  }
+
+ private:
+  int id_locked(const std::string& key, std::string name) {
+    auto [it, fresh] = ids_.try_emplace(key, int(names_.size()));
+    if (fresh) {
+      brief_.push_back(name.substr(0, name.find(" (")));
+      names_.push_back(std::move(name));
+    }
+    return it->second;
+  }
+
+  void add_locked(int a, int b, const Edge& e) {
+    edges_.emplace(std::make_pair(a, b), e);
+    if (out_.size() <= std::size_t(std::max(a, b))) out_.resize(std::size_t(std::max(a, b)) + 1);
+    out_[std::size_t(a)].push_back(b);
+  }
+
+  // Classes from `from` to `to` along the graph (both ends included), or
+  // nothing. from == to: the one-class path (a lock taken under its own
+  // class: recursion, or the same class without a _nested annotation).
+  std::vector<int> path_locked(int from, int to) {
+    if (from == to) return {from};
+    std::unordered_map<int, int> parent{{from, from}};
+    std::deque<int> queue{from};
+    while (!queue.empty()) {
+      const int c = queue.front();
+      queue.pop_front();
+      if (std::size_t(c) >= out_.size()) continue;
+      for (int n : out_[std::size_t(c)]) {
+        if (!parent.try_emplace(n, c).second) continue;
+        if (n == to) {
+          std::vector<int> path{to};
+          for (int x = to; x != from;) path.insert(path.begin(), x = parent[x]);
+          return path;
+        }
+        queue.push_back(n);
+      }
+    }
+    return {};
+  }
+
+  // One order of the cycle: who took it where (or the kernel's fact).
+  std::string why_locked(int a, int b) {
+    const Edge& e = edges_.at({a, b});
+    const std::string& held = brief_[std::size_t(a)];
+    if (e.modelled) return fmt::format("{} before {}: {}", held, brief_[std::size_t(b)], e.modelled);
+    if (e.wake)
+      return fmt::format("{} woke a task at {} holding {} (taken at {}): try_to_wake_up() takes "
+                         "its pi_lock",
+                         who(e.thread), site(e.taken_at), held, site(e.held_at));
+    return fmt::format("{} took {} at {} holding {} (taken at {})", who(e.thread),
+                       brief_[std::size_t(b)], site(e.taken_at), held, site(e.held_at));
+  }
+
+  // a -> path[0] was just added, and path runs back to a.
+  std::string describe_locked(int a, const std::vector<int>& path) {
+    std::string cycle = names_[std::size_t(a)];
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) cycle += " -> " + names_[std::size_t(path[i])];
+    cycle += " -> " + brief_[std::size_t(a)];
+    std::string why = why_locked(a, path.front());
+    for (std::size_t i = 0; i + 1 < path.size(); ++i)
+      why += "; " + why_locked(path[i], path[i + 1]);
+    return fmt::format("a cycle of lock classes, a deadlock waiting to happen: {}. {}", cycle, why);
+  }
+
+  std::mutex mutex_;
+  std::vector<std::string> names_;  // "&sem->wait_lock (rwsem.c:341)"
+  std::vector<std::string> brief_;  // "&sem->wait_lock"
+  std::unordered_map<std::string, int> ids_;
+  std::unordered_map<const void*, std::string> zeroed_;
+  std::map<std::pair<int, int>, Edge> edges_;
+  std::vector<std::vector<int>> out_;
+  bool reported_ = false;
+};
+
+// Never destroyed: threads may still exit after main returns.
+Graph& graph() {
+  static Graph* g = new Graph;
+  return *g;
+}
+
+// What the calling thread holds, and the orders it knows the graph has.
+struct ThreadLocks {
+  std::uint64_t generation = 0;
+  std::vector<Held> held;
+  std::unordered_set<std::uint64_t> known;
+  std::unordered_map<const char*, int> classes;  // key pointer (subclass 0) -> class
+};
+thread_local ThreadLocks tl_locks;
+
+ThreadLocks& mine() {
+  ThreadLocks& t = tl_locks;
+  const std::uint64_t g = graph().generation.load(std::memory_order_acquire);
+  if (t.generation != g) {
+    t.generation = g;
+    t.held.clear();
+    t.known.clear();
+  }
+  return t;
+}
+
+int class_of(ThreadLocks& t, const void* lock, const char* key, int subclass) {
+  if (!key || subclass != 0) return graph().class_of(lock, key, subclass);
+  auto [it, fresh] = t.classes.try_emplace(key, 0);
+  if (fresh) it->second = graph().class_of(lock, key, 0);
+  return it->second;
+}
+
+void order(ThreadLocks& t, const Held& h, int b, const Edge& e) {
+  const std::uint64_t key = (std::uint64_t(std::uint32_t(h.cls)) << 32) | std::uint32_t(b);
+  if (!t.known.insert(key).second) return;
+  std::string cycle = graph().add(h.cls, b, e);
+  if (!cycle.empty()) LockWarnings::instance().raise(tl_worker_index, std::move(cycle), LockSaid::kLockOrder);
+}
+
+}  // namespace
+
+LockOrder& LockOrder::instance() {
+  static LockOrder* o = new LockOrder;
+  return *o;
+}
+
+void LockOrder::reset() { graph().reset(); }
+
+void LockOrder::acquire(const void* lock, const char* lock_class, int subclass, bool trylock,
+                        const char* file, int line) {
+  ThreadLocks& t = mine();
+  const int cls = class_of(t, lock, lock_class, subclass);
+  const Site at{file, line};
+  if (!trylock)
+    for (const Held& h : t.held) order(t, h, cls, Edge{tl_worker_index, h.at, at, false, nullptr});
+  t.held.push_back(Held{lock, cls, at});
+}
+
+void LockOrder::release(const void* lock) {
+  ThreadLocks& t = mine();
+  for (auto it = t.held.rbegin(); it != t.held.rend(); ++it)
+    if (it->lock == lock) {
+      t.held.erase(std::next(it).base());
+      return;
+    }
+}
+
+void LockOrder::wakeup(const char* file, int line) {
+  ThreadLocks& t = mine();
+  if (t.held.empty()) return;
+  static const int pi = graph().fixed(kPiLock);
+  for (const Held& h : t.held) order(t, h, pi, Edge{tl_worker_index, h.at, Site{file, line}, true, nullptr});
+}
+
+void LockOrder::name_zeroed(const void* lock, const char* lock_class) {
+  graph().name_zeroed(lock, lock_class);
+}
+void LockOrder::forget_zeroed(const void* lock) { graph().forget_zeroed(lock); }
+
+}  // namespace rwstress

@@ -1,0 +1,50 @@
+// The lock-order checker (docs/checkers.md, "lock-order"): lockdep's
+// dependency graph for the kernel-compat layer's spin locks. Each
+// acquisition made while other locks are held orders the held locks'
+// classes before the new one's; a cycle among the classes is a deadlock
+// waiting to happen, reported (as a lock-order violation, through
+// LockWarnings) where the order that closes it is first taken, before any
+// thread waits on it. A class is what lockdep keys a lock by: its init
+// site (every rwsem's wait_lock is one class), with a _nested subclass
+// apart. A trylock waits for nothing: it orders nothing after what is held.
+//
+// The scheduler's locks are in the graph as the layer stands for them: a
+// wake-up takes the woken task's pi_lock, try_to_wake_up() takes the run
+// queue's lock under it, and the kernel's printk() takes console_sem's lock
+// (a semaphore's) under a run queue's lock. Those two orders are facts of
+// the kernel outside the code under test, there from the start.
+//
+// One graph per run (reset() where a run or an explore schedule begins,
+// beside LockWarnings::clear()); the locks a thread holds are its own
+// (thread-local), so any thread may call in at once.
+#pragma once
+
+namespace rwstress {
+
+class LockOrder {
+ public:
+  static LockOrder& instance();
+
+  // A new run or schedule: no order known but the scheduler's.
+  void reset();
+
+  // Before `lock` is waited for, or (trylock) once a trylock took it.
+  // lock_class is the layer's "what@file:line" key, or null for a lock
+  // that was zeroed rather than initialised; file and line are the
+  // caller's (string literals: kept as pointers).
+  void acquire(const void* lock, const char* lock_class, int subclass, bool trylock,
+               const char* file, int line);
+  void release(const void* lock);
+  // The calling thread wakes a task: try_to_wake_up() takes its pi_lock.
+  void wakeup(const char* file, int line);
+
+  // A zeroed lock that belongs to a class all the same (a task's
+  // blocked_lock: the kernel's fork initialises every one at one site).
+  void name_zeroed(const void* lock, const char* lock_class);
+  void forget_zeroed(const void* lock);
+
+ private:
+  LockOrder() = default;
+};
+
+}  // namespace rwstress
