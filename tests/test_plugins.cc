@@ -361,6 +361,10 @@ BOOST_AUTO_TEST_CASE(lock_order_checker_fires_on_a_cycle_and_stays_quiet_on_one_
   ProcessResult timed = run_rwstress(broken + "--lock korder-broken --threads 4 --duration 1s");
   BOOST_TEST(timed.exit_code == 1, timed.out << timed.err);
   BOOST_TEST(timed.out.find("[lock-order]") != npos, timed.out);
+  // (--no-check: the checker is off, as every other is)
+  ProcessResult unchecked =
+      run_rwstress(broken + "--lock korder-broken --threads 4 --duration 1s --no-check");
+  BOOST_TEST(unchecked.exit_code == 0, unchecked.out << unchecked.err);
   for (int round = 0; round < 3; ++round) {
     ProcessResult ok = run_rwstress(correct + "--lock korder --threads 4 --duration 1s");
     BOOST_TEST(ok.exit_code == 0, ok.out << ok.err);

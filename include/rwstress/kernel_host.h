@@ -161,6 +161,10 @@ struct rwstress_kernel_host {
                          const char *file, int line);
     void (*lock_release)(const void *lock);
     void (*lock_wakeup)(const char *file, int line);
+    /* Nonzero while the checker is on (a checked run, every explore
+     * schedule): the layer calls none of the three while it reads 0
+     * (--no-check), so that an unchecked run pays a load for it. */
+    const int *lock_order_on;
 };
 
 #ifdef __cplusplus

@@ -258,7 +258,16 @@ LockOrder& LockOrder::instance() {
   return *o;
 }
 
-void LockOrder::reset() { graph().reset(); }
+namespace {
+int g_on = 1;
+}  // namespace
+
+void LockOrder::reset(bool on) {
+  __atomic_store_n(&g_on, on ? 1 : 0, __ATOMIC_RELAXED);
+  graph().reset();
+}
+
+const int* LockOrder::on_flag() { return &g_on; }
 
 void LockOrder::acquire(const void* lock, const char* lock_class, int subclass, bool trylock,
                         const char* file, int line) {

@@ -25,8 +25,12 @@ class LockOrder {
  public:
   static LockOrder& instance();
 
-  // A new run or schedule: no order known but the scheduler's.
-  void reset();
+  // A new run or schedule: no order known but the scheduler's; `on`
+  // false (--no-check) and the layer leaves the checker alone until the
+  // next reset.
+  void reset(bool on = true);
+  // What the layer reads before it calls in (kernel host ABI 5).
+  static const int* on_flag();
 
   // Before `lock` is waited for, or (trylock) once a trylock took it.
   // lock_class is the layer's "what@file:line" key, or null for a lock

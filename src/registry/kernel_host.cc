@@ -478,7 +478,7 @@ const rwstress_kernel_host kHost = {
     RWSTRESS_KERNEL_HOST_ABI, current_task, free_task, at, spurious_wake, warn,
     &cpu_slots().in_use, resched_check, rcu_read_lock, rcu_read_unlock, rcu_read_ongoing,
     synchronize_rcu, call_rcu, rcu_barrier, acquire_kind, killed, lock_acquire, lock_release,
-    lock_wakeup,
+    lock_wakeup, LockOrder::on_flag(),
 };
 
 }  // namespace

@@ -324,7 +324,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   result.cpus = sc.plan.cpus;
 
   LockWarnings::instance().clear();
-  LockOrder::instance().reset();
+  LockOrder::instance().reset(sc.check);
   auto probe_found = std::make_shared<std::vector<Violation>>();
   bool probe_finished = run_with_timeout(
       [probe_found, sc, probe, spins = meta.caps.spins] {

@@ -26,9 +26,11 @@ static inline void __rwsk_spin_acquired(raw_spinlock_t *l) {
 /* raw_spin_lock(l), raw_spin_lock_nested(l, subclass): the lock-order
  * checker hears of it before the wait (a cycle is reported before it can
  * deadlock), with the caller's file and line. */
+#define __rwsk_lock_order_on() \
+  unlikely(__atomic_load_n(__rwsk_host()->lock_order_on, __ATOMIC_RELAXED))
 static inline void __rwsk_raw_spin_lock(raw_spinlock_t *l, int subclass, const char *file,
                                         int line) {
-  __rwsk_host()->lock_acquire(l, l->lock_class, subclass, 0, file, line);
+  if (__rwsk_lock_order_on()) __rwsk_host()->lock_acquire(l, l->lock_class, subclass, 0, file, line);
   while (unlikely(__rwsk_XP(&l->locked, "raw_spin_lock", __rwsk_op_xchg, 1, __ATOMIC_ACQUIRE))) {
     while (__rwsk_XP(&l->locked, "raw_spin_lock: wait", __rwsk_op_load, __ATOMIC_RELAXED))
       cpu_relax();
@@ -40,7 +42,7 @@ static inline int __rwsk_raw_spin_trylock(raw_spinlock_t *l, const char *file, i
   if (__rwsk_XP(&l->locked, "raw_spin_trylock", __rwsk_op_load, __ATOMIC_RELAXED) ||
       __rwsk_XP(&l->locked, "raw_spin_trylock", __rwsk_op_xchg, 1, __ATOMIC_ACQUIRE))
     return 0;
-  __rwsk_host()->lock_acquire(l, l->lock_class, 0, 1, file, line);
+  if (__rwsk_lock_order_on()) __rwsk_host()->lock_acquire(l, l->lock_class, 0, 1, file, line);
   __rwsk_spin_acquired(l);
   return 1;
 }
@@ -51,7 +53,7 @@ static inline void __rwsk_raw_spin_unlock(raw_spinlock_t *l, const char *file, i
     __rwsk_warn(file, line, "raw_spin_unlock() of a spin lock this thread does not hold");
   WRITE_ONCE(l->owner, NULL);
   me->spin_depth--;
-  __rwsk_host()->lock_release(l);
+  if (__rwsk_lock_order_on()) __rwsk_host()->lock_release(l);
   __rwsk_XPV(&l->locked, "raw_spin_unlock", __rwsk_op_store, 0, __ATOMIC_RELEASE);
   /* wait-unlock: what was decided under the lock is not yet acted on (a
    * waiter about to check for a signal, a releaser about to wake). */
