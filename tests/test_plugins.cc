@@ -388,6 +388,29 @@ BOOST_AUTO_TEST_CASE(lock_order_checker_fires_on_a_cycle_and_stays_quiet_on_one_
   }
 }
 
+// A release that returns with a spin lock still held (lockdep's "lock held
+// when returning to user space") is a lock-warning naming the release, the
+// lock and where it was taken; a release that drops everything is quiet.
+BOOST_AUTO_TEST_CASE(a_release_that_returns_holding_a_spin_lock_is_a_lock_warning) {
+  const auto npos = std::string::npos;
+  const std::string broken = "--plugin " + plugin("kernel_time_broken_explore") + " ";
+  const std::string correct = "--plugin " + plugin("kernel_time_explore") + " ";
+  for (const char* how : {"explore --lock kleak-broken --threads 2",
+                          "--lock kleak-broken --threads 2 --duration 500ms"}) {
+    ProcessResult r = run_rwstress(broken + how);
+    BOOST_TEST(r.exit_code == 1, how << ": " << r.out << r.err);
+    BOOST_TEST(r.out.find("lock-warning") != npos, r.out);
+    BOOST_TEST(r.out.find("kleak_unlock() returned with 1 spin lock held: &kleak_stats "
+                          "(kernel_time.c:") != npos,
+               r.out);
+  }
+  for (const char* how : {"explore --lock kleak --threads 2 --schedules 500",
+                          "--lock kleak --threads 2 --duration 500ms"}) {
+    ProcessResult r = run_rwstress(correct + how);
+    BOOST_TEST(r.exit_code == 0, how << ": " << r.out << r.err);
+  }
+}
+
 // A lock that crashes under explore takes its process with it: the
 // handler prints the schedule and a replay line (which crashes the same
 // way). With --outcome the search runs in a process of its own (or split

@@ -449,6 +449,16 @@ static inline void __rwsk_warn(const char *file, int line, const char *what) {
     fn((type *)l);                              \
     __rwsk_return_to_user();                    \
   }
+/* A release returns holding no spin lock (lockdep's "lock held when
+ * returning to user space"); an acquisition may: a lock made of spin
+ * locks is held across its critical section. */
+#define __RWSK_WRAP_RELEASE(ident, what, type, fn)                             \
+  static void ident##_##what(void *l) {                                        \
+    fn((type *)l);                                                             \
+    if (unlikely(current->spin_depth != 0))                                    \
+      __rwsk_host()->held_at_release(#fn, __FILE__, __LINE__);                 \
+    __rwsk_return_to_user();                                                   \
+  }
 #define __RWSK_UNUSED __attribute__((__unused__))
 /* NULL (a void *) for an op left out, else the wrapper. */
 #define __RWSK_FN(ident, what, fn) \
@@ -464,7 +474,7 @@ static inline void __rwsk_warn(const char *file, int line, const char *what) {
     return 0;                                                                                   \
   }                                                                                             \
   __RWSK_WRAP_VOID(ident, down, type, down_fn)                                                  \
-  __RWSK_WRAP_VOID(ident, up, type, up_fn)                                                      \
+  __RWSK_WRAP_RELEASE(ident, up, type, up_fn)                                                      \
   static int (*const ident##_trylock_fn)(type *) = trylock_fn;                                  \
   __RWSK_UNUSED static int ident##_trylock(void *l) { return ident##_trylock_fn((type *)l) == 0; }             \
   static const struct rwstress_lock_ops ident = {                                               \
@@ -479,7 +489,7 @@ static inline void __rwsk_warn(const char *file, int line, const char *what) {
     return 0;                                                                                   \
   }                                                                                             \
   __RWSK_WRAP_VOID(ident, lock, type, lock_fn)                                                  \
-  __RWSK_WRAP_VOID(ident, unlock, type, unlock_fn)                                              \
+  __RWSK_WRAP_RELEASE(ident, unlock, type, unlock_fn)                                              \
   static int (*const ident##_trylock_fn)(type *) = trylock_fn;                                  \
   __RWSK_UNUSED static int ident##_trylock(void *l) { return ident##_trylock_fn((type *)l) != 0; }             \
   static const struct rwstress_lock_ops ident = {                                               \
@@ -496,9 +506,9 @@ static inline void __rwsk_warn(const char *file, int line, const char *what) {
     return 0;                                                                                   \
   }                                                                                             \
   __RWSK_WRAP_VOID(ident, down_read, type, down_read_fn)                                        \
-  __RWSK_WRAP_VOID(ident, up_read, type, up_read_fn)                                            \
+  __RWSK_WRAP_RELEASE(ident, up_read, type, up_read_fn)                                            \
   __RWSK_WRAP_VOID(ident, down_write, type, down_write_fn)                                      \
-  __RWSK_WRAP_VOID(ident, up_write, type, up_write_fn)                                          \
+  __RWSK_WRAP_RELEASE(ident, up_write, type, up_write_fn)                                          \
   static int (*const ident##_rtry_fn)(type *) = read_trylock_fn;                                \
   __RWSK_UNUSED static int ident##_rtry(void *l) { return ident##_rtry_fn((type *)l) != 0; }                  \
   static int (*const ident##_wtry_fn)(type *) = write_trylock_fn;                               \

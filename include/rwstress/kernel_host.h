@@ -165,6 +165,12 @@ struct rwstress_kernel_host {
      * schedule): the layer calls none of the three while it reads 0
      * (--no-check), so that an unchecked run pays a load for it. */
     const int *lock_order_on;
+    /* A release op (unlock, up, up_read, up_write) returned with spin
+     * locks still held (task->spin_depth): lockdep's "lock held when
+     * returning to user space". A lock-warning violation naming the op,
+     * the glue's file and line, and (lock order on) each lock held and
+     * where it was taken. */
+    void (*held_at_release)(const char *op, const char *file, int line);
 };
 
 #ifdef __cplusplus

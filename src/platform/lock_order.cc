@@ -97,6 +97,11 @@ class Graph {
     return id_locked(key, key);
   }
 
+  std::string name_of(int cls) {
+    std::lock_guard guard(mutex_);
+    return names_[std::size_t(cls)];
+  }
+
   void name_zeroed(const void* lock, const char* key) {
     std::lock_guard guard(mutex_);
     zeroed_[lock] = key;
@@ -293,6 +298,16 @@ void LockOrder::wakeup(const char* file, int line) {
   if (t.held.empty()) return;
   static const int pi = graph().fixed(kPiLock);
   for (const Held& h : t.held) order(t, h, pi, Edge{tl_worker_index, h.at, Site{file, line}, true, nullptr});
+}
+
+std::string LockOrder::held_here() {
+  if (!__atomic_load_n(&g_on, __ATOMIC_RELAXED)) return {};
+  ThreadLocks& t = mine();
+  std::string out;
+  for (const Held& h : t.held)
+    out += (out.empty() ? "" : ", ") +
+           fmt::format("{}, taken at {}", graph().name_of(h.cls), site(h.at));
+  return out;
 }
 
 void LockOrder::name_zeroed(const void* lock, const char* lock_class) {

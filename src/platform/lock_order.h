@@ -19,6 +19,8 @@
 // (thread-local), so any thread may call in at once.
 #pragma once
 
+#include <string>
+
 namespace rwstress {
 
 class LockOrder {
@@ -41,6 +43,11 @@ class LockOrder {
   void release(const void* lock);
   // The calling thread wakes a task: try_to_wake_up() takes its pi_lock.
   void wakeup(const char* file, int line);
+
+  // The locks the calling thread holds, each with where it was taken
+  // ("&sem->wait_lock (rwsem.c:341), taken at rwsem.c:1200"), or "" when
+  // the checker is off or the thread holds none it heard of.
+  std::string held_here();
 
   // A zeroed lock that belongs to a class all the same (a task's
   // blocked_lock: the kernel's fork initialises every one at one site).

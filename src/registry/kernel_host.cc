@@ -464,6 +464,13 @@ void lock_acquire(const void* lock, const char* lock_class, int subclass, int tr
 }
 void lock_release(const void* lock) { LockOrder::instance().release(lock); }
 void lock_wakeup(const char* file, int line) { LockOrder::instance().wakeup(file, line); }
+void held_at_release(const char* op, const char* file, int line) {
+  const std::string held = LockOrder::instance().held_here();
+  warn(file, line,
+       fmt::format("{}() returned with {} spin lock{} held{}{}", op, current_task()->spin_depth,
+                   current_task()->spin_depth == 1 ? "" : "s", held.empty() ? "" : ": ", held)
+           .c_str());
+}
 
 static_assert(int(RWSTRESS_KPOINT_AFTER_ENQUEUE) == int(HookPoint::kAfterEnqueue));
 static_assert(int(RWSTRESS_KPOINT_BEFORE_SLEEP) == int(HookPoint::kBeforeSleep));
@@ -478,7 +485,7 @@ const rwstress_kernel_host kHost = {
     RWSTRESS_KERNEL_HOST_ABI, current_task, free_task, at, spurious_wake, warn,
     &cpu_slots().in_use, resched_check, rcu_read_lock, rcu_read_unlock, rcu_read_ongoing,
     synchronize_rcu, call_rcu, rcu_barrier, acquire_kind, killed, lock_acquire, lock_release,
-    lock_wakeup, LockOrder::on_flag(),
+    lock_wakeup, LockOrder::on_flag(), held_at_release,
 };
 
 }  // namespace

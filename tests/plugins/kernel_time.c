@@ -47,6 +47,13 @@
  * the order is a cycle with the scheduler's locks (a semaphore's lock, the
  * woken task's pi_lock, a run-queue lock, console_sem's lock under it).
  *
+ *   kleak       a spinning mutex whose unlock also counts the thread's releases
+ *               under a statistics spin lock of the thread's own: must PASS.
+ *
+ * Built broken it is kleak-broken: the thread's first release returns with
+ * that lock still held (and its later ones leave it alone, so nothing ever
+ * waits on it): lockdep's "lock held when returning to user space".
+ *
  * The broken build also has kcrash-contended: a spinning mutex whose
  * first contended acquisition writes through NULL (explore's crash
  * handler and its count, in one process or split among several). */
@@ -332,6 +339,41 @@ RWSTRESS_KERNEL_SEMAPHORE_OPS(ksema_ops, KSEMA_NAME, struct semaphore, ksema_ini
 			      ksema_up, ksema_down_trylock);
 
 #ifdef RWSTRESS_EXAMPLE_BROKEN
+#define KLEAK_NAME "kleak-broken"
+#else
+#define KLEAK_NAME "kleak"
+#endif
+
+static __thread raw_spinlock_t kleak_stats;
+static __thread unsigned long kleak_releases;
+static __thread bool kleak_leaked;
+
+static void kleak_lock(struct ktime_spin *l)
+{
+	while (atomic_cmpxchg_acquire(&l->locked, 0, 1) != 0)
+		cpu_relax();
+}
+
+static void kleak_unlock(struct ktime_spin *l)
+{
+	if (!kleak_leaked) {
+		if (!kleak_releases)
+			raw_spin_lock_init(&kleak_stats);
+		raw_spin_lock(&kleak_stats);
+		kleak_releases++;
+#ifdef RWSTRESS_EXAMPLE_BROKEN
+		kleak_leaked = true;
+#else
+		raw_spin_unlock(&kleak_stats);
+#endif
+	}
+	ktime_unlock(l);
+}
+
+RWSTRESS_KERNEL_MUTEX_OPS(kleak_ops, KLEAK_NAME, struct ktime_spin, ktime_init, kleak_lock,
+			  kleak_unlock, ktime_trylock);
+
+#ifdef RWSTRESS_EXAMPLE_BROKEN
 static void kcrash_lock(struct ktime_spin *l)
 {
 	if (atomic_xchg_acquire(&l->locked, 1) != 0)
@@ -340,7 +382,8 @@ static void kcrash_lock(struct ktime_spin *l)
 
 RWSTRESS_KERNEL_MUTEX_OPS(kcrash_ops, "kcrash-contended", struct ktime_spin, ktime_init,
 			  kcrash_lock, ktime_unlock, ktime_trylock);
-RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kcrash_ops)
+RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops,
+		       &kcrash_ops)
 #else
-RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops)
+RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops)
 #endif
