@@ -474,7 +474,7 @@ static inline void __rwsk_warn(const char *file, int line, const char *what) {
     return 0;                                                                                   \
   }                                                                                             \
   __RWSK_WRAP_VOID(ident, down, type, down_fn)                                                  \
-  __RWSK_WRAP_RELEASE(ident, up, type, up_fn)                                                      \
+  __RWSK_WRAP_RELEASE(ident, up, type, up_fn)                                                   \
   static int (*const ident##_trylock_fn)(type *) = trylock_fn;                                  \
   __RWSK_UNUSED static int ident##_trylock(void *l) { return ident##_trylock_fn((type *)l) == 0; }             \
   static const struct rwstress_lock_ops ident = {                                               \
@@ -489,7 +489,7 @@ static inline void __rwsk_warn(const char *file, int line, const char *what) {
     return 0;                                                                                   \
   }                                                                                             \
   __RWSK_WRAP_VOID(ident, lock, type, lock_fn)                                                  \
-  __RWSK_WRAP_RELEASE(ident, unlock, type, unlock_fn)                                              \
+  __RWSK_WRAP_RELEASE(ident, unlock, type, unlock_fn)                                           \
   static int (*const ident##_trylock_fn)(type *) = trylock_fn;                                  \
   __RWSK_UNUSED static int ident##_trylock(void *l) { return ident##_trylock_fn((type *)l) != 0; }             \
   static const struct rwstress_lock_ops ident = {                                               \
@@ -506,9 +506,9 @@ static inline void __rwsk_warn(const char *file, int line, const char *what) {
     return 0;                                                                                   \
   }                                                                                             \
   __RWSK_WRAP_VOID(ident, down_read, type, down_read_fn)                                        \
-  __RWSK_WRAP_RELEASE(ident, up_read, type, up_read_fn)                                            \
+  __RWSK_WRAP_RELEASE(ident, up_read, type, up_read_fn)                                         \
   __RWSK_WRAP_VOID(ident, down_write, type, down_write_fn)                                      \
-  __RWSK_WRAP_RELEASE(ident, up_write, type, up_write_fn)                                          \
+  __RWSK_WRAP_RELEASE(ident, up_write, type, up_write_fn)                                       \
   static int (*const ident##_rtry_fn)(type *) = read_trylock_fn;                                \
   __RWSK_UNUSED static int ident##_rtry(void *l) { return ident##_rtry_fn((type *)l) != 0; }                  \
   static int (*const ident##_wtry_fn)(type *) = write_trylock_fn;                               \
