@@ -354,6 +354,11 @@ static inline const struct rwstress_kernel_host *__rwsk_host(void) {
 #define __rwsk_str_(x) #x
 #define __rwsk_str(x) __rwsk_str_(x)
 
+/* Whether the lock-order checker is on (kernel_host.h): the spin locks and
+ * the wake-ups call into the host only then. */
+#define __rwsk_lock_order_on() \
+  unlikely(__atomic_load_n(__rwsk_host()->lock_order_on, __ATOMIC_RELAXED))
+
 static inline void __rwsk_warn(const char *file, int line, const char *what) {
   __rwsk_host()->warn(file, line, what);
 }

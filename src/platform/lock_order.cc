@@ -2,11 +2,11 @@
 
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>

@@ -466,9 +466,10 @@ void lock_release(const void* lock) { LockOrder::instance().release(lock); }
 void lock_wakeup(const char* file, int line) { LockOrder::instance().wakeup(file, line); }
 void held_at_release(const char* op, const char* file, int line) {
   const std::string held = LockOrder::instance().held_here();
+  const int depth = current_task()->spin_depth;
   warn(file, line,
-       fmt::format("{}() returned with {} spin lock{} held{}{}", op, current_task()->spin_depth,
-                   current_task()->spin_depth == 1 ? "" : "s", held.empty() ? "" : ": ", held)
+       fmt::format("{}() returned with {} spin lock{} held{}{}", op, depth, depth == 1 ? "" : "s",
+                   held.empty() ? "" : ": ", held)
            .c_str());
 }
 

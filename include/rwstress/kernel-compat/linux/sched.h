@@ -333,8 +333,7 @@ static inline void msleep(unsigned int ms) {
  * not this one's). */
 static inline int __rwsk_try_to_wake_up(struct task_struct *p, unsigned int state,
                                         const char *file, int line) {
-  if (file && __atomic_load_n(__rwsk_host()->lock_order_on, __ATOMIC_RELAXED))
-    __rwsk_host()->lock_wakeup(file, line);
+  if (file && __rwsk_lock_order_on()) __rwsk_host()->lock_wakeup(file, line);
   __rwsk_host()->at(RWSTRESS_KPOINT_BEFORE_WAKE);
   __rwsk_MMFENCE(__ATOMIC_SEQ_CST);
   __atomic_thread_fence(__ATOMIC_SEQ_CST);

@@ -25,7 +25,7 @@ struct semaphore {
 #define __rwsk_semaphore_lock_class "semaphore->lock"
 #define __SEMAPHORE_INITIALIZER(name, n)                                                    \
   {                                                                                         \
-    .lock = {0, NULL, __rwsk_semaphore_lock_class}, .count = (n),                           \
+    .lock = __rwsk_raw_spin_unlocked_as(__rwsk_semaphore_lock_class), .count = (n),         \
     .wait_list = LIST_HEAD_INIT((name).wait_list), .first_waiter = NULL, .last_holder = 0UL \
   }
 /* DEFINE_SEMAPHORE(name) (count 1, before 6.4) and DEFINE_SEMAPHORE(name, n). */

@@ -13,10 +13,12 @@
  * and line that make it one site's. */
 typedef struct raw_spinlock raw_spinlock_t; /* kernel_host.h: { locked, owner, lock_class } */
 #define __rwsk_lock_class(what) what "@" __FILE__ ":" __rwsk_str(__LINE__)
-#define __RAW_SPIN_LOCK_UNLOCKED(name) { 0, NULL, __rwsk_lock_class(#name) }
+#define __rwsk_raw_spin_unlocked_as(lock_class) { 0, NULL, (lock_class) }
+#define __RAW_SPIN_LOCK_UNLOCKED(name) __rwsk_raw_spin_unlocked_as(__rwsk_lock_class(#name))
 #define __RAW_SPIN_LOCK_INITIALIZER(name) __RAW_SPIN_LOCK_UNLOCKED(name)
 #define DEFINE_RAW_SPINLOCK(name) raw_spinlock_t name = __RAW_SPIN_LOCK_UNLOCKED(name)
-#define raw_spin_lock_init(l) (*(l) = (raw_spinlock_t){0, NULL, __rwsk_lock_class(#l)})
+#define raw_spin_lock_init(l) \
+  (*(l) = (raw_spinlock_t)__rwsk_raw_spin_unlocked_as(__rwsk_lock_class(#l)))
 
 static inline void __rwsk_spin_acquired(raw_spinlock_t *l) {
   struct task_struct *me = current;
@@ -26,8 +28,6 @@ static inline void __rwsk_spin_acquired(raw_spinlock_t *l) {
 /* raw_spin_lock(l), raw_spin_lock_nested(l, subclass): the lock-order
  * checker hears of it before the wait (a cycle is reported before it can
  * deadlock), with the caller's file and line. */
-#define __rwsk_lock_order_on() \
-  unlikely(__atomic_load_n(__rwsk_host()->lock_order_on, __ATOMIC_RELAXED))
 static inline void __rwsk_raw_spin_lock(raw_spinlock_t *l, int subclass, const char *file,
                                         int line) {
   if (__rwsk_lock_order_on()) __rwsk_host()->lock_acquire(l, l->lock_class, subclass, 0, file, line);
@@ -83,7 +83,8 @@ typedef struct spinlock {
 } spinlock_t;
 #define __SPIN_LOCK_UNLOCKED(name) { __RAW_SPIN_LOCK_UNLOCKED(name.rlock) }
 #define DEFINE_SPINLOCK(name) spinlock_t name = __SPIN_LOCK_UNLOCKED(name)
-#define spin_lock_init(l) ((l)->rlock = (raw_spinlock_t){0, NULL, __rwsk_lock_class(#l)})
+#define spin_lock_init(l) \
+  ((l)->rlock = (raw_spinlock_t)__rwsk_raw_spin_unlocked_as(__rwsk_lock_class(#l)))
 #define spin_lock(l) raw_spin_lock(&(l)->rlock)
 #define spin_unlock(l) raw_spin_unlock(&(l)->rlock)
 #define spin_trylock(l) raw_spin_trylock(&(l)->rlock)
