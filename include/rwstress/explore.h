@@ -42,8 +42,9 @@ extern "C" {
 #endif
 
 /* 1: the first table. 2: signal_check. 3: model. 4: model_load.
- * 5: plain_store. 6: spin_judge, clock_read. 7: foreign_wake. */
-#define RWSTRESS_EXPLORE_HOST_ABI 7
+ * 5: plain_store. 6: spin_judge, clock_read. 7: foreign_wake.
+ * 8: post_interrupt, interrupt, cpus. */
+#define RWSTRESS_EXPLORE_HOST_ABI 8
 
 /* What an access was, for the memory model (model() below). */
 #define RWSTRESS_MODEL_LOAD 0
@@ -130,6 +131,22 @@ struct rwstress_explore_host {
      * schedule, replayed); the caller then wakes it at once and does not
      * queue it. 0 outside a controlled run. Not a scheduling point. */
     int (*foreign_wake)(void);
+    /* ABI 8. Work for an interrupt handler (the kernel layer's, opaque
+     * here): 1 when the run takes interrupts (explore --interrupts) and
+     * the work is queued, to run on the CPU where an interrupt arrives;
+     * 0 otherwise: the caller runs it now. NULL: only whether the run
+     * takes interrupts. Not a scheduling point. */
+    int (*post_interrupt)(void *work);
+    /* ABI 8. An interrupt offer at the caller's step: the oldest queued
+     * work when the scheduler chose that an interrupt arrives now (a
+     * choice of the schedule, replayed), or with `force` (no choice);
+     * NULL otherwise. The caller runs it as the handler. Not a
+     * scheduling point. */
+    void *(*interrupt)(int force);
+    /* ABI 8. The controlled run's threads (the kernel layer's nr_cpu_ids
+     * there: the same in every schedule of a shape, in any process); 0
+     * outside one. */
+    int (*cpus)(void);
 };
 
 /* Set by rwstress_explore_attach_v1; one definition across the plugin's
@@ -188,6 +205,25 @@ static inline unsigned long long rwstress_explore_now_ns(void) {
 static inline int rwstress_explore_foreign_wake(void) {
     return rwstress_explore_host_ && rwstress_explore_host_->abi >= 7
                ? rwstress_explore_host_->foreign_wake()
+               : 0;
+}
+/* Work for an interrupt handler queued (ABI 8 hosts, under explore
+ * --interrupts): 1; 0 when the caller is to run it now. */
+static inline int rwstress_explore_post_interrupt(void *work) {
+    return rwstress_explore_host_ && rwstress_explore_host_->abi >= 8
+               ? rwstress_explore_host_->post_interrupt(work)
+               : 0;
+}
+/* The work an interrupt arriving here runs, or NULL (ABI 8 hosts). */
+static inline void *rwstress_explore_interrupt(int force) {
+    return rwstress_explore_host_ && rwstress_explore_host_->abi >= 8
+               ? rwstress_explore_host_->interrupt(force)
+               : NULL;
+}
+/* The controlled run's threads (ABI 8 hosts), 0 outside one. */
+static inline int rwstress_explore_cpus(void) {
+    return rwstress_explore_host_ && rwstress_explore_host_->abi >= 8
+               ? rwstress_explore_host_->cpus()
                : 0;
 }
 /* Outside rwstress (the plugin's own tests) these two are no-ops: a

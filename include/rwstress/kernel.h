@@ -267,8 +267,19 @@
 #define NR_CPUS CONFIG_NR_CPUS
 /* nr_cpu_ids: the thread slots taken so far (kernel_host.h), so that a
  * run of N threads has N possible CPUs; NR_CPUS stays the capacity of the
- * per-CPU areas. */
-#define nr_cpu_ids ((unsigned int)__atomic_load_n(__rwsk_host()->cpus_in_use, __ATOMIC_ACQUIRE))
+ * per-CPU areas. In a controlled run, the run's threads, whatever ran
+ * before it in the process (a schedule replays in a fresh one). */
+#define __rwsk_cpus_in_use() \
+  ((unsigned int)__atomic_load_n(__rwsk_host()->cpus_in_use, __ATOMIC_ACQUIRE))
+#ifdef RWSTRESS_KERNEL_EXPLORE
+#define nr_cpu_ids                                                                 \
+  __extension__({                                                                  \
+    const int __rwsk_run_cpus = rwstress_explore_cpus();                           \
+    __rwsk_run_cpus > 0 ? (unsigned int)__rwsk_run_cpus : __rwsk_cpus_in_use();    \
+  })
+#else
+#define nr_cpu_ids __rwsk_cpus_in_use()
+#endif
 #define HZ 1000
 #define NSEC_PER_USEC 1000L
 #define NSEC_PER_MSEC 1000000L

@@ -572,6 +572,14 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "that waits for time (rwsem.c's HANDOFF after 4 jiffies) gets there "
                       "(default 0; exhaustive: every one offered is searched, N at most)")
       ->check(CLI::Range(0, 1000));
+  explore->add_option("--interrupts", cfg.explore.interrupts,
+                      "kernel-compat layer plugins whose glue gives work to an interrupt handler "
+                      "(percpu-rwsem: a read hold released by a completion): interrupts a "
+                      "schedule may deliver, each a choice, in the middle of a per-CPU "
+                      "read-modify-write that is not interrupt-safe (__this_cpu_inc); the work "
+                      "runs there, on that CPU (default 0: in task context; exhaustive: every "
+                      "one offered is searched, N at most)")
+      ->check(CLI::Range(0, 1000));
   explore->add_option("--time-jump", raw.explore_time_jump,
                       "how much time one jump lets pass (default 20ms: 20 jiffies at the "
                       "layer's HZ 1000, far short of a down_timeout's 1 s)");
@@ -786,8 +794,8 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
     // A replay runs the one recorded schedule: its choices carry every
     // event it took, and nothing is searched or drawn.
     for (const char* flag : {"--strategy", "--schedules", "--stale-reads", "--ticks",
-                             "--spurious-wakes", "--expiries", "--time-jumps", "--replays",
-                             "--no-shrink"})
+                             "--spurious-wakes", "--expiries", "--time-jumps", "--interrupts",
+                             "--replays", "--no-shrink"})
       if (ex.count(flag) > 0)
         return fmt::format("explore {} does nothing with --replay: a replay runs the one "
                            "recorded schedule, whose code carries every choice it made",
@@ -826,6 +834,11 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
                          "(in-tree, linux-rwsem and kernel-sem do; so do the kernel's own "
                          "files: jiffies, sched_clock())",
                          x.time_jumps, m->name);
+    if (x.interrupts > 0)
+      return fmt::format("explore --interrupts {}: {} gives an interrupt handler no work (in-tree "
+                         "locks have no interrupt context; the kernel's percpu-rwsem does: a read "
+                         "hold released by a completion)",
+                         x.interrupts, m->name);
     if (x.ticks > 0 && !m->caps.resched_checks)
       return fmt::format("explore --ticks {}: {}'s spinners never ask need_resched() (in-tree, "
                          "linux-rwsem's do; so do the kernel's own files), so no tick could "

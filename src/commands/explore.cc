@@ -192,7 +192,7 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
   // (Time jumps are the code's alone: --time-jumps is a search's budget,
   // refused with --replay; the replay lets time jump where the code did.)
   if (const ReplaySettings given = {cfg.explore.memory, cfg.explore.signals, found.jumps,
-                                     found.fair};
+                                     found.interrupts, found.fair};
       !(given == found)) {
     std::vector<std::string> differ;
     if (given.memory != found.memory)
@@ -216,6 +216,7 @@ int replay_one(const RunConfig& cfg, const LockMeta& meta, const LockEntry& entr
   o.strategy = ctl::Strategy::kFirst;
   o.replay = choices;
   o.time_jumps = found.jumps ? 1 : 0;  // (a replay takes the jumps its choices record)
+  o.interrupts = found.interrupts ? 1 : 0;  // (and its interrupts; work is posted for them)
   o.fair_turns = found.fair ? kFairTurnsPerThread : 0;  // (its forced turns are choices too)
   crash::g_schedule.store(1, std::memory_order_relaxed);
   ExploredSchedule e = entry.explore(shape, o);
@@ -313,12 +314,12 @@ std::string parse_explore_strategy(const std::string& text, RunConfig::Explore* 
 }
 
 ReplaySettings replay_settings(const RunConfig::Explore& x) {
-  return {x.memory, x.signals, x.time_jumps > 0, x.fair};
+  return {x.memory, x.signals, x.time_jumps > 0, x.interrupts > 0, x.fair};
 }
 
 std::string replay_settings_text(const ReplaySettings& s) {
   return std::string(memory_name(s.memory)) + (s.signals ? "+signals" : "") +
-         (s.jumps ? "+jumps" : "") + (s.fair ? "+fair" : "");
+         (s.jumps ? "+jumps" : "") + (s.interrupts ? "+irq" : "") + (s.fair ? "+fair" : "");
 }
 
 std::string encode_replay(std::uint64_t digest, const ReplaySettings& settings,
@@ -351,12 +352,14 @@ std::string decode_replay(const std::string& code, std::uint64_t* digest,
   for (ExploreMemory m : {ExploreMemory::kSc, ExploreMemory::kC11, ExploreMemory::kTso})
     for (bool sig : {false, true})
       for (bool jumps : {false, true})
-        for (bool fair : {false, true})
-          if (text == replay_settings_text({m, sig, jumps, fair}))
-            *settings = {m, sig, jumps, fair}, known = true;
+        for (bool irq : {false, true})
+          for (bool fair : {false, true})
+            if (text == replay_settings_text({m, sig, jumps, irq, fair}))
+              *settings = {m, sig, jumps, irq, fair}, known = true;
   if (!known)
     return want + " (SETTINGS: sc, c11 or tso, +signals where signals were on, +jumps where "
-                  "time could jump, +fair where schedules were fair)";
+                  "time could jump, +irq where interrupts could arrive, +fair where schedules "
+                  "were fair)";
   choices->clear();
   std::stringstream tokens(code.substr(second + 1));
   for (std::string tok; std::getline(tokens, tok, '.');) {
@@ -696,6 +699,10 @@ int run_explore(const RunConfig& cfg, const Output& out) {
       out.print(fmt::format("  note: --expiries {} changed nothing: {} met no timed wait in {} "
                             "schedules",
                             cfg.explore.expiries, meta->name, search.schedules));
+    if (cfg.explore.interrupts > 0 && !search.met_interrupt_offer)
+      out.print(fmt::format("  note: --interrupts {} changed nothing: {} gave an interrupt "
+                            "handler no work in {} schedules",
+                            cfg.explore.interrupts, meta->name, search.schedules));
     if (cfg.explore.signals && !search.met_signal_check)
       out.print(fmt::format("  note: --signals changed nothing: {} met no signal check (a "
                             "killable or interruptible wait) in {} schedules",
@@ -821,6 +828,7 @@ std::string explore_command(const RunConfig& cfg, const LockMeta& meta) {
   if (x.spurious_wakes >= 0) budgets += fmt::format(" --spurious-wakes {}", x.spurious_wakes);
   if (x.expiries >= 0) budgets += fmt::format(" --expiries {}", x.expiries);
   if (x.time_jumps > 0) budgets += fmt::format(" --time-jumps {}", x.time_jumps);
+  if (x.interrupts > 0) budgets += fmt::format(" --interrupts {}", x.interrupts);
   if (x.fair) budgets += " --fair";
   // (validate's stage: a share of its time budget, schedules unbounded)
   if (x.time_ns > 0)

@@ -46,6 +46,7 @@ struct ReplaySettings {
   ExploreMemory memory = ExploreMemory::kSc;
   bool signals = false;
   bool jumps = false;
+  bool interrupts = false;  // the run took interrupts: work was posted for them (--interrupts)
   // Fair within a bound (--fair): the schedule's forced turns are in its
   // choices, but whether a hand-off lock's waiters are judged is not.
   bool fair = false;

@@ -52,6 +52,7 @@ ctl::Options base_options(const RunConfig& cfg) {
   o.ticks = cfg.explore.tick_budget();
   o.time_jumps = cfg.explore.time_jumps;
   o.time_jump_ns = cfg.explore.time_jump_ns;
+  o.interrupts = cfg.explore.interrupts;
   o.memory = cfg.explore.memory == ExploreMemory::kC11   ? ctl::Memory::kC11
              : cfg.explore.memory == ExploreMemory::kTso ? ctl::Memory::kTso
                                                          : ctl::Memory::kSc;
@@ -189,7 +190,14 @@ static ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape&
     search.met_clock_read |= d.jump;
     search.met_signal_check |= d.checking != 0;
     search.met_timed_wait |= d.timed != 0;
+    search.met_interrupt_offer |= d.interrupt;
   }
+  if (!search.met_interrupt_offer)  // (or one that arrived with no choice: work was posted)
+    for (const ctl::Step& st : e.schedule.trace)
+      if (st.interrupt) {
+        search.met_interrupt_offer = true;
+        break;
+      }
   search.steps += e.schedule.trace.size();
   // Conflict-guided PCT learns the words two threads touched: at most
   // kSharedWords (addresses that change from schedule to schedule, a
@@ -255,6 +263,7 @@ ExhaustiveCounts exhaustive_limits(const RunConfig& cfg) {
   limit.signals = o.signals ? o.signal_checks : 0;
   limit.wakes = o.spurious_wakes;
   limit.expiries = o.expiries;
+  limit.interrupts = o.interrupts;
   return limit;
 }
 
@@ -276,6 +285,7 @@ std::string exhaustive_bounds(const RunConfig& cfg) {
   if (limit.signals > 0) count(limit.signals, "signal", "signals");
   if (limit.wakes > 0) count(limit.wakes, "spurious wake-up", "spurious wake-ups");
   if (limit.expiries > 0) count(limit.expiries, "expiry", "expiries", " of timed waits");
+  if (limit.interrupts > 0) count(limit.interrupts, "interrupt", "interrupts");
   std::string text = parts.front();
   for (std::size_t i = 1; i < parts.size(); ++i)
     text += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
@@ -347,7 +357,8 @@ class Reduction {
         if (st.has_value) content = mix(mix(content, name(e, st.before)), name(e, st.after));
         content = mix(content, std::uint64_t(st.older) | std::uint64_t(st.early) << 8 |
                                    std::uint64_t(st.tick) << 9 |
-                                   std::uint64_t(st.foreign_wake) << 10);
+                                   std::uint64_t(st.foreign_wake) << 10 |
+                                   std::uint64_t(st.interrupt) << 11);
         content = mix(content, st.jump_ns);
         if (st.word)  // (under a model, what it told the model too: below)
           footprint_.push_back({st.word, !st.has_value || st.before != st.after});
@@ -455,10 +466,10 @@ class Reduction {
   static std::uint64_t pack(const ExhaustiveCounts& c) {
     const auto b = [](int v) { return std::uint64_t(std::min(v, 255)); };
     return b(c.preempts) | b(c.weak) << 8 | b(c.ticks) << 16 | b(c.jumps) << 24 |
-           b(c.signals) << 32 | b(c.wakes) << 40 | b(c.expiries) << 48;
+           b(c.signals) << 32 | b(c.wakes) << 40 | b(c.expiries) << 48 | b(c.interrupts) << 56;
   }
   static bool below(std::uint64_t a, std::uint64_t b) {  // every count of a <= b's
-    for (int i = 0; i < 7; ++i)
+    for (int i = 0; i < 8; ++i)
       if ((a >> (8 * i) & 0xff) > (b >> (8 * i) & 0xff)) return false;
     return true;
   }
@@ -507,11 +518,12 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
     Kind kind;
     int weak;      // the weak choices its step was offered (known once it ran)
     int rank;      // the one taken (0: none)
-    bool tick;     // its step met a need_resched() check, a clock read or a wake_q_add()
-                   // (known once it ran)
+    bool tick;     // its step met a need_resched() check, a clock read, a wake_q_add() or
+                   // an interrupt offer (known once it ran)
     bool jump;     // (the clock read: a time jump, not a tick)
     bool foreign;  // (the wake_q_add(): a wake-up from another wake_q, one of the spurious)
-    bool ticked;   // and the tick, the jump or the wake-up came there
+    bool irq;      // (the offer: an interrupt arrives)
+    bool ticked;   // and the tick, the jump, the wake-up or the interrupt came there
     int code() const {
       return thread + (kind == kSignal || ticked ? ctl::kSignalChoice : 0) + rank * ctl::kReadChoice;
     }
@@ -534,6 +546,7 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
     most.signals = std::min(bound, limit.signals);
     most.wakes = std::min(bound, limit.wakes);
     most.expiries = std::min(bound, limit.expiries);
+    most.interrupts = std::min(bound, limit.interrupts);
     std::vector<Frame> stack;
     std::vector<int> prefix;
     search.at_bound = search.shared_at_bound = 0;
@@ -556,9 +569,10 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
         Frame& f = stack[prefix.size() - 1];
         const ctl::Decision& d = s.decisions[prefix.size() - 1];
         f.weak = d.weak;
-        f.tick = d.tick || d.jump || d.foreign_wake;
+        f.tick = d.tick || d.jump || d.foreign_wake || d.interrupt;
         f.jump = d.jump;
         f.foreign = d.foreign_wake;
+        f.irq = d.interrupt;
       }
       // States this search reached before: the decisions from there on
       // get no frames (a split search cuts only below the split depth, in
@@ -592,19 +606,21 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
                   kPlain,
                   d.weak,
                   ctl::read_chosen(c),
-                  d.tick || d.jump || d.foreign_wake,
+                  d.tick || d.jump || d.foreign_wake || d.interrupt,
                   d.jump,
                   d.foreign_wake,
+                  d.interrupt,
                   ticked};
           stack.push_back(f);
         }
         took.preempts += d.preemptible && chose != prev;
         took.weak += ctl::read_chosen(c) > 0;
-        took.ticks += ticked && !d.jump && !d.foreign_wake;
+        took.ticks += ticked && !d.jump && !d.foreign_wake && !d.interrupt;
         took.jumps += ticked && d.jump;
         took.signals += signal;
         took.wakes += spurious || (ticked && d.foreign_wake);
         took.expiries += expired;
+        took.interrupts += ticked && d.interrupt;
       }
       if (note_failure(search, std::move(e))) return;
       // Back to the deepest decision with an alternative within the
@@ -628,6 +644,7 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
         };
         const bool event_room = f.jump      ? f.before.jumps < most.jumps
                                 : f.foreign ? f.before.wakes < most.wakes
+                                : f.irq     ? f.before.interrupts < most.interrupts
                                             : f.before.ticks < most.ticks;
         if (f.tick && !f.ticked && event_room) {
           f.ticked = true;
@@ -637,7 +654,7 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
         }
         if (f.rank < f.weak && f.before.weak < most.weak) {
           ++f.rank;
-          f.tick = f.jump = f.foreign = f.ticked = false;  // (whether a check comes: once it has run)
+          f.tick = f.jump = f.foreign = f.irq = f.ticked = false;  // (whether a check comes: once it has run)
           take();
           if (next) break;
           continue;
@@ -660,7 +677,7 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
             f.thread = t;
             f.kind = Kind(k);
             f.weak = f.rank = 0;  // (what its step is offered: once it has run)
-            f.tick = f.jump = f.foreign = f.ticked = false;
+            f.tick = f.jump = f.foreign = f.irq = f.ticked = false;
             take();
           }
         }
@@ -730,7 +747,7 @@ static nlohmann::json shard_result(const Search& s) {
                       {"out_of_time", s.out_of_time}, {"k", s.k},
                       {"tick", s.met_tick_check},     {"clock", s.met_clock_read},
                       {"signal", s.met_signal_check}, {"timed", s.met_timed_wait},
-                      {"found", s.found}};
+                      {"interrupt", s.met_interrupt_offer}, {"found", s.found}};
   if (s.found)
     j["failure"] = {{"at", s.found_at},
                     {"verdict", int(s.failure.verdict)},
@@ -895,6 +912,7 @@ std::string search_side_by_side(const RunConfig& cfg, const LockEntry& entry,
     search.met_clock_read |= r.value("clock", false);
     search.met_signal_check |= r.value("signal", false);
     search.met_timed_wait |= r.value("timed", false);
+    search.met_interrupt_offer |= r.value("interrupt", false);
     search.reduced_at_bound = r.value("reduced_at_bound", std::uint64_t(0));
     search.executions_at_bound = r.value("executions_at_bound", std::uint64_t(0));
     if (!r.value("found", false) || !r.contains("failure")) continue;

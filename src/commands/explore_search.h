@@ -83,6 +83,7 @@ struct Search {
   bool met_clock_read = false;  // (a time jump could come: --time-jumps)
   bool met_signal_check = false;
   bool met_timed_wait = false;
+  bool met_interrupt_offer = false;  // (work was posted for an interrupt: --interrupts)
   // A split search (search_side_by_side) one of whose processes the lock
   // crashed: its handler printed the schedule and its replay line;
   // found_at is that schedule's number, schedules every process's count,
@@ -101,8 +102,11 @@ bool reduces(const RunConfig& cfg);
 // What an exhaustive search's schedules take at most, by kind (or, along
 // one schedule, what it took).
 struct ExhaustiveCounts {
-  int preempts = 0, weak = 0, ticks = 0, jumps = 0, signals = 0, wakes = 0, expiries = 0;
-  int largest() const { return std::max({preempts, weak, ticks, jumps, signals, wakes, expiries}); }
+  int preempts = 0, weak = 0, ticks = 0, jumps = 0, signals = 0, wakes = 0, expiries = 0,
+      interrupts = 0;
+  int largest() const {
+    return std::max({preempts, weak, ticks, jumps, signals, wakes, expiries, interrupts});
+  }
 };
 ExhaustiveCounts exhaustive_limits(const RunConfig& cfg);
 // What the exhaustive search's bound counts: "2 preemptions and 1 weak choice".

@@ -535,6 +535,10 @@ std::vector<PortfolioEntry> explore_portfolio(std::string_view suffix) {
   const bool clocks = suffix == "rwsem" || suffix == "semaphore";
   const bool rw = suffix.find("rwsem") != std::string_view::npos || suffix == "qrwlock";
   const bool sem = suffix == "semaphore";
+  // percpu-rwsem's glue releases read holds from interrupts (a
+  // completion's file_end_write()): every search lets them arrive where
+  // they change what the code computes (explore --interrupts).
+  const bool irqs = suffix == "percpu-rwsem";
   // The glue declares these two hand-off locks (their waits are judged
   // under --fair, explore_run.h handoff_overtaken, and wherever the glue
   // names the waiter owed the hand-off, handoff_owed).
@@ -560,12 +564,14 @@ std::vector<PortfolioEntry> explore_portfolio(std::string_view suffix) {
     jumps = jumps && clocks;
     if (signals) e.args.push_back("--signals");
     if (jumps) e.args.insert(e.args.end(), {"--time-jumps", "2"});
+    if (irqs) e.args.insert(e.args.end(), {"--interrupts", e.exhaustive ? "1" : "2"});
     e.label = rw ? fmt::format("{}R+{}W", readers, writers)
                  : fmt::format("{}T{}", writers, sem ? fmt::format(" count {}", count) : "");
     e.label += fmt::format(" {}{} {}", strategy, ops != 2 ? fmt::format(" ops {}", ops) : "", model);
     if (e.exhaustive) e.label += fmt::format(" stale {}", kExhaustiveStaleReads);
     if (signals) e.label += " signals";
     if (jumps) e.label += " jumps";
+    if (irqs) e.label += " interrupts";
     entries.push_back(std::move(e));
   };
   const std::string bounded = "exhaustive:preemptions=3";

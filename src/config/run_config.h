@@ -155,6 +155,12 @@ struct RunConfig {
     // (exhaustive: with N > 0, every one offered is searched, N along a
     // schedule at most).
     int time_jumps = 0;
+    // --interrupts: interrupts a schedule may choose to deliver where one
+    // changes what the code computes (controlled.h Options::interrupts);
+    // 0: none, and the kernel layer runs what a glue gives an interrupt
+    // handler in task context (exhaustive: every one offered is searched,
+    // N along a schedule at most).
+    int interrupts = 0;
     std::uint64_t time_jump_ns = 20'000'000;
     bool signals = false;            // --signals: a spurious wake of a killable sleep kills
     // --fair: schedules fair within a bound (controlled.h

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -62,6 +63,7 @@ struct Run {
     signal_left = o.signals ? o.signal_checks : 0;
     tick_left = o.ticks;
     jump_left = o.time_jumps;
+    interrupt_left = o.interrupts;
     if (o.memory != Memory::kSc)
       memory = std::make_unique<MemoryModel>(
           n, o.memory == Memory::kTso ? MemoryModel::Kind::kTso : MemoryModel::Kind::kC11);
@@ -134,6 +136,8 @@ struct Run {
   std::size_t signal_at = SIZE_MAX;  // the step (choice index) of the last signal check
   int tick_left = 0;                 // ticks a sampled schedule may still deliver (tick())
   int jump_left = 0;                 // time jumps it may still make (read_clock())
+  int interrupt_left = 0;            // interrupts it may still choose (interrupt())
+  std::deque<void*> interrupt_work;  // posted, not yet taken (post_interrupt())
   std::size_t event_at = SIZE_MAX;   // the step whose tick or time jump was decided last
   std::size_t step_trace = SIZE_MAX;  // the trace index of the running thread's step
   std::vector<const char*> at;  // where each thread last stopped
@@ -716,7 +720,7 @@ bool signal_check(const char* what) {
 
 namespace {
 
-enum class StepEvent { kTick, kJump, kForeignWake };
+enum class StepEvent { kTick, kJump, kForeignWake, kInterrupt };
 
 // A tick, a time jump or a wake-up from another wake_q offered at the
 // calling thread's step: whether it comes. The step's first offer decides (a replay makes the same one
@@ -731,7 +735,10 @@ bool step_event(Run* r, StepEvent kind, int& left, unsigned odds) {
   r->event_at = at;
   if (at < r->schedule.decisions.size()) {  // (offered)
     Decision& d = r->schedule.decisions[at];
-    (kind == StepEvent::kTick ? d.tick : kind == StepEvent::kJump ? d.jump : d.foreign_wake) = true;
+    (kind == StepEvent::kTick         ? d.tick
+     : kind == StepEvent::kJump        ? d.jump
+     : kind == StepEvent::kForeignWake ? d.foreign_wake
+                                       : d.interrupt) = true;
   }
   const Options& o = r->options;
   if (!o.replay.empty() || o.strategy == Strategy::kFirst) {
@@ -748,8 +755,10 @@ bool step_event(Run* r, StepEvent kind, int& left, unsigned odds) {
       s.tick = true;
     else if (kind == StepEvent::kJump)
       s.jump_ns = o.time_jump_ns;
-    else
+    else if (kind == StepEvent::kForeignWake)
       s.foreign_wake = true;
+    else
+      s.interrupt = true;
   }
   return true;
 }
@@ -767,6 +776,30 @@ bool foreign_wake() {
   // The wake-up touches the woken task's state, which the step's own
   // accesses (the layer's try_to_wake_up) show.
   return step_event(r, StepEvent::kForeignWake, r->spurious_left, 4);
+}
+
+bool post_interrupt(void* work) {
+  Run* r = tl_run;
+  if (!r || r->options.interrupts <= 0) return false;
+  if (!work) return true;  // (only asked)
+  // Only the thread holding the baton runs: no lock. The queue is shared
+  // by every thread's interrupts (a reduced search sees it as the
+  // harness's word).
+  r->interrupt_work.push_back(work);
+  r->touch(&r->harness_word, true);
+  return true;
+}
+
+void* interrupt(bool force) {
+  Run* r = tl_run;
+  if (!r || r->interrupt_work.empty()) return nullptr;
+  if (!force && !step_event(r, StepEvent::kInterrupt, r->interrupt_left, 2)) return nullptr;
+  if (force && r->step_trace < r->schedule.trace.size())
+    r->schedule.trace[r->step_trace].interrupt = true;
+  void* work = r->interrupt_work.front();
+  r->interrupt_work.pop_front();
+  r->touch(&r->harness_word, true);
+  return work;
 }
 
 std::uint64_t read_clock() {

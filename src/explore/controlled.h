@@ -116,6 +116,21 @@ struct Options {
   // clock read offers nothing. A replay or the exhaustive search's
   // extension (kFirst) needs it above 0 for the jumps its choices take.
   int time_jumps = 0;
+  // Interrupts (the kernel-compat layer's explore build; docs/explore.md,
+  // "Interrupts"): at 0 nothing is posted and the layer runs what a glue
+  // would give an interrupt handler in task context, at once. Above 0
+  // the layer posts such work (post_interrupt(): a read hold released by
+  // a completion, as file_end_write() releases sb_start_write()'s from an
+  // AIO completion) and it runs on the CPU where an interrupt arrives: at
+  // an offer (interrupt(): the middle of a per-CPU read-modify-write that
+  // is not interrupt-safe, __this_cpu_inc()) random, pct and bounded
+  // schedules may choose that one arrives, up to `interrupts` a schedule,
+  // one offer in two; the exhaustive search enumerates them within its
+  // bound. Work no chosen interrupt took arrives on the posting thread's
+  // own CPU after a few of its spin turns (no choice). A replay or the
+  // exhaustive search's extension (kFirst) needs it above 0 for the
+  // schedules that posted work.
+  int interrupts = 0;
   std::uint64_t time_jump_ns = 20'000'000;
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
   // From this step on a schedule is fair whatever the strategy: the
@@ -202,6 +217,7 @@ struct Step {
   int early_of = -1;   // that latest store's thread (which may have made it with a plain C store)
   bool tick = false;   // a tick came at the step's need_resched() check (tick())
   bool foreign_wake = false;  // its wake_q_add() found the task on another wake_q (foreign_wake())
+  bool interrupt = false;     // an interrupt arrived after it, and its handler ran (interrupt())
   std::uint64_t jump_ns = 0;  // time jumped by at the step's clock read (read_clock())
   std::uint64_t woke = 0;     // the threads a futex_wake() after the step woke (bit per thread)
   std::uint32_t at = 0;       // Options::footprints: the index of the choice that ran it
@@ -233,6 +249,7 @@ struct Decision {
   // task could be on another waker's wake_q (foreign_wake()).
   bool jump = false;
   bool foreign_wake = false;
+  bool interrupt = false;  // an interrupt could arrive after the step (interrupt())
   // Options::footprints: the step this choice ran did more than its own
   // access (read the clock or the scheduler's view of other threads, a
   // fence, the harness's bookkeeping: shared_state()), so it is ordered
@@ -410,6 +427,20 @@ bool tick();
 // offer in 4; replayed from the step's choice (kSignalChoice). Decided
 // once a step, by its first offer, as tick() is. Not a scheduling point.
 bool foreign_wake();
+// The kernel-compat layer's work for an interrupt handler (Options::
+// interrupts): queued, true, when the run takes interrupts; false
+// otherwise (the caller runs it now, in task context). The work is the
+// layer's; the queue is the schedule's, oldest first. nullptr: only
+// whether the run takes interrupts.
+bool post_interrupt(void* work);
+// An interrupt offer at the calling thread's step (work is queued and the
+// thread's interrupts are on): the oldest work when the scheduler chose
+// that an interrupt arrives now (Options::interrupts' budget, one offer
+// in 2; replayed from the step's choice, kSignalChoice; decided once a
+// step, as tick() is), which the caller runs as its handler; nullptr
+// otherwise. `force`: it arrives, no choice (a posting thread that waited
+// its turns). Not a scheduling point.
+void* interrupt(bool force);
 // A read of the clock by a lock's logic (the kernel-compat layer's
 // jiffies, sched_clock(); an in-tree lock's lock_clock_now()): the run's clock, after the scheduler chose
 // whether Options::time_jump_ns passed just before it (Options::time_jumps;

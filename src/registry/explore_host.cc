@@ -107,10 +107,16 @@ unsigned long long clock_read() { return ctl::read_clock(); }
 
 int foreign_wake() { return ctl::foreign_wake() ? 1 : 0; }
 
+int post_interrupt(void* work) { return ctl::post_interrupt(work) ? 1 : 0; }
+
+void* interrupt(int force) { return ctl::interrupt(force != 0); }
+
+int cpus() { return ctl::thread_count(); }
+
 const rwstress_explore_host kHost = {
     RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, host_futex_wait,
     host_futex_wake, now_ns, op_end, signal_check, model, model_load, plain_store, plain_load,
-    spin_judge, clock_read, foreign_wake,
+    spin_judge, clock_read, foreign_wake, post_interrupt, interrupt, cpus,
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 /* Kernel-style locks for test_plugins whose bugs need an event the
  * schedule chooses: time passing, as rwsem.c's HANDOFF waits for
  * RWSEM_WAIT_TIMEOUT (reachable under explore only with --time-jumps),
- * and a wake-up that comes from another waker's wake_q. Built with
+ * a wake-up that comes from another waker's wake_q, and an interrupt
+ * (explore --interrupts). Built with
  * -DRWSTRESS_KERNEL_EXPLORE.
  *
  *   ktime-spin  a spinning mutex whose waiter, once it has spun for
@@ -54,10 +55,25 @@
  * that lock still held (and its later ones leave it alone, so nothing ever
  * waits on it): lockdep's "lock held when returning to user space".
  *
+ *   kirq        a reader-writer lock over per-CPU reader counts, as
+ *               percpu-rwsem's (spinning where it sleeps), whose read
+ *               holds are released by a completion interrupt, as
+ *               file_end_write() releases sb_start_write()'s: a reader
+ *               counts itself in with this_cpu_inc(), which an interrupt
+ *               cannot split: must PASS, with or without interrupts.
+ *
+ * Built broken it is kirq-broken: the reader counts itself in with
+ * __this_cpu_inc() (percpu-rwsem.c's before "locking/percpu-rwsem: Use
+ * this_cpu_{inc,dec}() for read_count"). A load and a store: an interrupt
+ * that arrives between them and drops another reader's hold on this CPU's
+ * count is undone by the store, the counts never sum to zero again, and
+ * the writer waits for good. Nothing shows it without interrupts.
+ *
  * The broken build also has kcrash-contended: a spinning mutex whose
  * first contended acquisition writes through NULL (explore's crash
  * handler and its count, in one process or split among several). */
 #include <linux/list.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/wake_q.h>
 #include <linux/semaphore.h>
@@ -374,6 +390,81 @@ RWSTRESS_KERNEL_MUTEX_OPS(kleak_ops, KLEAK_NAME, struct ktime_spin, ktime_init, 
 			  kleak_unlock, ktime_trylock);
 
 #ifdef RWSTRESS_EXAMPLE_BROKEN
+#define KIRQ_NAME "kirq-broken"
+#define kirq_count_in(l) __this_cpu_inc(*(l)->count)
+#else
+#define KIRQ_NAME "kirq"
+#define kirq_count_in(l) this_cpu_inc(*(l)->count)
+#endif
+
+struct kirq {
+	int __percpu *count;
+	int block;
+};
+
+static void kirq_init(struct kirq *l)
+{
+	l->count = alloc_percpu(int);
+	l->block = 0;
+}
+
+static void kirq_destroy(void *l)
+{
+	free_percpu(((struct kirq *)l)->count);
+}
+
+static void kirq_read_lock(struct kirq *l)
+{
+	for (;;) {
+		kirq_count_in(l);
+		smp_mb(); /* the count before the block's read; pairs with the writer's */
+		if (likely(!READ_ONCE(l->block)))
+			return;
+		this_cpu_dec(*l->count);
+		while (READ_ONCE(l->block))
+			cpu_relax();
+	}
+}
+
+static void kirq_read_release(void *l)
+{
+	smp_mb(); /* the read section before the count drops */
+	this_cpu_dec(*((struct kirq *)l)->count);
+}
+
+static void kirq_read_unlock(struct kirq *l)
+{
+	__rwsk_in_interrupt(kirq_read_release, l);
+}
+
+static int kirq_readers(struct kirq *l)
+{
+	int sum = 0, cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(l->count, cpu));
+	return sum;
+}
+
+static void kirq_write_lock(struct kirq *l)
+{
+	while (xchg(&l->block, 1) != 0)
+		cpu_relax();
+	smp_mb(); /* the block before the counts' reads */
+	while (kirq_readers(l) != 0)
+		cpu_relax();
+}
+
+static void kirq_write_unlock(struct kirq *l)
+{
+	smp_store_release(&l->block, 0);
+}
+
+RWSTRESS_KERNEL_RWSEM_OPS(kirq_ops, KIRQ_NAME, struct kirq, kirq_init, kirq_read_lock,
+			  kirq_read_unlock, kirq_write_lock, kirq_write_unlock, NULL, NULL, NULL,
+			  .destroy = kirq_destroy);
+
+#ifdef RWSTRESS_EXAMPLE_BROKEN
 static void kcrash_lock(struct ktime_spin *l)
 {
 	if (atomic_xchg_acquire(&l->locked, 1) != 0)
@@ -383,7 +474,8 @@ static void kcrash_lock(struct ktime_spin *l)
 RWSTRESS_KERNEL_MUTEX_OPS(kcrash_ops, "kcrash-contended", struct ktime_spin, ktime_init,
 			  kcrash_lock, ktime_unlock, ktime_trylock);
 RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops,
-		       &kcrash_ops)
+		       &kirq_ops, &kcrash_ops)
 #else
-RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops)
+RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops,
+		       &kirq_ops)
 #endif

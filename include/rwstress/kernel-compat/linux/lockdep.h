@@ -71,7 +71,7 @@ static inline int __rwsk_raw_held(const raw_spinlock_t *l) { return READ_ONCE(l-
   __rwsk_raw_spin_lock((l), (int)(subclass), __FILE__, __LINE__)
 #define raw_spin_lock_irqsave_nested(l, flags, subclass) \
   do {                                                  \
-    (flags) = 0;                                        \
+    local_irq_save(flags);                              \
     raw_spin_lock_nested(l, subclass);                  \
   } while (0)
 #define spin_lock_nested(l, subclass) raw_spin_lock_nested(&(l)->rlock, subclass)

@@ -110,14 +110,44 @@ static inline void *__rwsk_per_cpu(const void *p, int cpu) {
 #define this_cpu_sub(var, v) __rwsk_XPV(this_cpu_ptr(&(var)), "this_cpu_sub", __rwsk_op_pcpu_sub, (v))
 #define this_cpu_inc(var) this_cpu_add(var, 1)
 #define this_cpu_dec(var) this_cpu_sub(var, 1)
+/* The __this_cpu_*() and raw_cpu_*() forms are not interrupt-safe: the
+ * kernel leaves them to the architecture, and where it has no single
+ * instruction for a read-modify-write of this CPU's copy they are a load
+ * and a store. In the explore build they are that, with an interrupt
+ * offer between (<linux/preempt.h>, "Interrupts"); and after a read, as
+ * a write may follow it. The this_cpu_*() forms above are one step. */
+#ifdef RWSTRESS_KERNEL_EXPLORE
+/* (one step, as this_cpu_*(), in a run that takes no interrupts: its
+ * schedules are the ones made before interrupts were) */
+#define __rwsk_this_cpu_rmw(var, op, v, what, one)                                   \
+  do {                                                                               \
+    if (!__rwsk_irqs_arrive()) {                                                     \
+      one(var, v);                                                                   \
+    } else {                                                                         \
+      __typeof__(&(var)) __rwsk_pc = this_cpu_ptr(&(var));                           \
+      const __typeof__(var) __rwsk_pv = __rwsk_XP(__rwsk_pc, what, __rwsk_op_vload); \
+      __rwsk_irq_point();                                                            \
+      __rwsk_XPV(__rwsk_pc, what, __rwsk_op_vstore, __rwsk_pv op(v));                \
+    }                                                                                \
+  } while (0)
+#define __this_cpu_read(var)                                  \
+  __extension__({                                             \
+    const __typeof__(var) __rwsk_rv = this_cpu_read(var);     \
+    __rwsk_irq_point();                                       \
+    __rwsk_rv;                                                \
+  })
+#define __this_cpu_add(var, v) __rwsk_this_cpu_rmw(var, +, v, "__this_cpu_add", this_cpu_add)
+#define __this_cpu_sub(var, v) __rwsk_this_cpu_rmw(var, -, v, "__this_cpu_sub", this_cpu_sub)
+#else
 #define __this_cpu_read this_cpu_read
-#define __this_cpu_write this_cpu_write
 #define __this_cpu_add this_cpu_add
 #define __this_cpu_sub this_cpu_sub
-#define __this_cpu_inc this_cpu_inc
-#define __this_cpu_dec this_cpu_dec
-#define raw_cpu_read this_cpu_read
-#define raw_cpu_inc this_cpu_inc
+#endif
+#define __this_cpu_write this_cpu_write
+#define __this_cpu_inc(var) __this_cpu_add(var, 1)
+#define __this_cpu_dec(var) __this_cpu_sub(var, 1)
+#define raw_cpu_read __this_cpu_read
+#define raw_cpu_inc __this_cpu_inc
 #define TYPEOF_UNQUAL(exp) __typeof__(({ exp; }))
 #ifndef compiletime_assert_atomic_type
 #define compiletime_assert_atomic_type(t) \

@@ -62,21 +62,35 @@ static inline void __rwsk_raw_spin_unlock(raw_spinlock_t *l, const char *file, i
 #define raw_spin_unlock(l) __rwsk_raw_spin_unlock((l), __FILE__, __LINE__)
 #define raw_spin_is_locked(l) \
   (__rwsk_XP(&(l)->locked, "raw_spin_is_locked", __rwsk_op_load, __ATOMIC_RELAXED) != 0)
-#define raw_spin_lock_irq(l) raw_spin_lock(l)
-#define raw_spin_unlock_irq(l) raw_spin_unlock(l)
+#define raw_spin_lock_irq(l) \
+  do {                       \
+    local_irq_disable();     \
+    raw_spin_lock(l);        \
+  } while (0)
+#define raw_spin_unlock_irq(l) \
+  do {                         \
+    raw_spin_unlock(l);        \
+    local_irq_enable();        \
+  } while (0)
 #define raw_spin_lock_bh(l) raw_spin_lock(l)
 #define raw_spin_unlock_bh(l) raw_spin_unlock(l)
 #define raw_spin_lock_irqsave(l, flags) \
   do {                                  \
-    (flags) = 0;                        \
+    local_irq_save(flags);              \
     raw_spin_lock(l);                   \
   } while (0)
 #define raw_spin_unlock_irqrestore(l, flags) \
   do {                                       \
-    (void)(flags);                           \
     raw_spin_unlock(l);                      \
+    local_irq_restore(flags);                \
   } while (0)
-#define raw_spin_trylock_irqsave(l, flags) ((flags) = 0, raw_spin_trylock(l))
+#define raw_spin_trylock_irqsave(l, flags)                         \
+  __extension__({                                                  \
+    local_irq_save(flags);                                         \
+    int __rwsk_took = raw_spin_trylock(l);                         \
+    if (!__rwsk_took) local_irq_restore(flags);                    \
+    __rwsk_took;                                                   \
+  })
 
 typedef struct spinlock {
   struct raw_spinlock rlock;
@@ -89,8 +103,8 @@ typedef struct spinlock {
 #define spin_unlock(l) raw_spin_unlock(&(l)->rlock)
 #define spin_trylock(l) raw_spin_trylock(&(l)->rlock)
 #define spin_is_locked(l) raw_spin_is_locked(&(l)->rlock)
-#define spin_lock_irq(l) spin_lock(l)
-#define spin_unlock_irq(l) spin_unlock(l)
+#define spin_lock_irq(l) raw_spin_lock_irq(&(l)->rlock)
+#define spin_unlock_irq(l) raw_spin_unlock_irq(&(l)->rlock)
 #define spin_lock_bh(l) spin_lock(l)
 #define spin_unlock_bh(l) spin_unlock(l)
 #define spin_lock_irqsave(l, flags) raw_spin_lock_irqsave(&(l)->rlock, flags)
