@@ -560,7 +560,8 @@ BOOST_AUTO_TEST_CASE(binary_cpu_zero_is_cpu_zero) {
 
 // validate's exploration stage: every run's strategy parses, PCT at depths
 // 1 to 3 and one exhaustive search per family, and the fatal-signal run
-// only for a kernel-compat lock with killable entry points; PCT at the
+// only for a kernel-compat lock with killable entry points (and, for a
+// kernel-compat rwlock, one PCT search that takes interrupts); PCT at the
 // 2-thread shape too, and, where the lock's accesses feed the memory
 // model, once under tso and once with no model (a plugin without the
 // model's header: neither).
@@ -577,7 +578,7 @@ BOOST_AUTO_TEST_CASE(validate_exploration_battery_strategies_parse) {
         meta.kernel_layer = meta.caps.killable = killable_layer;
         const auto battery = rwstress::explore_battery(meta);
         std::set<std::string> names, depths;
-        int exhaustive = 0, signals = 0, pct_at_two = 0, tso = 0, none = 0;
+        int exhaustive = 0, signals = 0, pct_at_two = 0, tso = 0, none = 0, interrupts = 0;
         for (const auto& x : battery) {
           RunConfig::Explore e;
           BOOST_TEST(rwstress::parse_explore_strategy(x.strategy, &e).empty(), x.strategy);
@@ -589,6 +590,7 @@ BOOST_AUTO_TEST_CASE(validate_exploration_battery_strategies_parse) {
           pct_at_two += e.pct && x.readers + x.writers == 2 && x.model == Model::kLocksOwn;
           tso += x.model == Model::kTso;
           none += x.model == Model::kNone;
+          interrupts += x.interrupts > 0;
           if (e.exhaustive) BOOST_TEST(x.readers + x.writers == 2);
         }
         BOOST_TEST(depths.size() == 3u);
@@ -597,6 +599,8 @@ BOOST_AUTO_TEST_CASE(validate_exploration_battery_strategies_parse) {
         BOOST_TEST(pct_at_two == 1);
         BOOST_TEST(tso == (modelled ? 1 : 0));
         BOOST_TEST(none == (modelled ? 1 : 0));
+        // (a kernel-compat rwlock's glue may give interrupt handlers work)
+        BOOST_TEST(interrupts == (killable_layer && f == Family::kRwlock ? 1 : 0));
       }
     }
 }

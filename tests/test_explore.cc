@@ -1415,8 +1415,11 @@ BOOST_AUTO_TEST_CASE(replay_codes_round_trip_and_malformed_ones_are_refused) {
   BOOST_TEST(digest == 0xabcdefu);
   BOOST_TEST((settings == c11));
   BOOST_TEST((back == choices));
-  for (const ReplaySettings& s : {ReplaySettings{}, ReplaySettings{ExploreMemory::kTso, false},
-                                  ReplaySettings{ExploreMemory::kSc, true}}) {
+  // (memory, signals, time jumps, interrupts, fair)
+  for (const ReplaySettings& s :
+       {ReplaySettings{}, ReplaySettings{ExploreMemory::kTso, false},
+        ReplaySettings{ExploreMemory::kSc, true}, ReplaySettings{ExploreMemory::kC11, false, false, true},
+        ReplaySettings{ExploreMemory::kSc, true, true, true, true}}) {
     BOOST_TEST(decode_replay(encode_replay(7, s, {1}), &digest, &settings, &back).empty());
     BOOST_TEST((settings == s));
   }
@@ -1444,6 +1447,8 @@ BOOST_AUTO_TEST_CASE(replay_codes_round_trip_and_malformed_ones_are_refused) {
   BOOST_TEST(!ctl::signal_chosen(386));
   BOOST_TEST(ctl::signal_chosen(64 + 2 * 128));
   BOOST_TEST(encode_replay(0xabcdef, {}, {}) == "0000000000abcdef:sc:");
+  BOOST_TEST(encode_replay(1, {ExploreMemory::kC11, false, false, true}, {0}) ==
+             "0000000000000001:c11+irq:0");
   // A choice that delivered a signal at its thread's check: the thread + 64.
   BOOST_TEST(decode_replay("0000000000abcdef:sc+signals:0.65.1", &digest, &settings, &back).empty());
   BOOST_TEST((back == std::vector<int>{0, 65, 1}));

@@ -329,8 +329,9 @@ BOOST_AUTO_TEST_CASE(explore_wakes_from_another_wake_q_find_a_wake_up_queued_too
 // read holds a completion interrupt releases. Counted in with
 // __this_cpu_inc() (a load and a store), an interrupt between the two that
 // drops another reader's hold on this CPU is lost and the writer waits for
-// good: found by every strategy once interrupts may arrive, never without;
-// the interrupt-safe this_cpu_inc() passes the same searches.
+// good: found by every strategy once interrupts may arrive, never without,
+// and by validate's one search that takes them; the interrupt-safe
+// this_cpu_inc() passes the same searches (under c11 too) and validate.
 BOOST_AUTO_TEST_CASE(explore_interrupts_find_a_per_cpu_count_an_interrupt_splits) {
   const auto npos = std::string::npos;
   const std::string shape = " --readers 2 --writers 1 ";
@@ -353,11 +354,23 @@ BOOST_AUTO_TEST_CASE(explore_interrupts_find_a_per_cpu_count_an_interrupt_splits
     ProcessResult again = run_rwstress(replay_line(found.out));
     BOOST_TEST(again.exit_code == found.exit_code, again.out + again.err);
     BOOST_TEST(again.out.find("(the recorded schedule, step for step") != npos, again.out);
-    ProcessResult pass = run_rwstress(correct + how + " --schedules 3000 --interrupts 1");
+    ProcessResult pass =
+        run_rwstress(correct + how + " --schedules 3000 --interrupts 1 --memory c11");
     BOOST_TEST(pass.exit_code == 0, strategy << ": " << pass.out << pass.err);
     BOOST_TEST(pass.out.find("kirq: PASS") != npos, pass.out);
     BOOST_TEST(pass.out.find("changed nothing") == npos, pass.out);  // (its releases were)
   }
+  // validate's exploration stage has a search that takes interrupts: it
+  // alone finds the broken twin; the correct one passes the whole stage.
+  ProcessResult validated = run_rwstress("--plugin " + plugin("kernel_time_broken_explore") +
+                                         " validate --lock kirq-broken --time 8s");
+  BOOST_TEST(validated.exit_code == 3, validated.out + validated.err);
+  BOOST_TEST(validated.out.find("exploration: 1 of 11 runs did not PASS") != npos, validated.out);
+  BOOST_TEST(validated.out.find("pct:depth=3 2R+1W interrupts         HANG") != npos, validated.out);
+  ProcessResult clean = run_rwstress("--plugin " + plugin("kernel_time_explore") +
+                                     " validate --lock kirq --time 8s");
+  BOOST_TEST(clean.exit_code == 0, clean.out + clean.err);
+  BOOST_TEST(clean.out.find("exploration: all 11 runs PASS") != npos, clean.out);
   // A lock that gives an interrupt handler no work is told so.
   ProcessResult idle = run_rwstress("--plugin " + plugin("kernel_time_explore") +
                                     " explore --lock kwake --threads 2 --schedules 50 "

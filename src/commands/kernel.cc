@@ -486,7 +486,9 @@ struct Judged {
   std::string verdict, note;
   int rank = 0, code = 0;
 };
-Judged judge(int rc, const char* what) {
+Judged judge(int rc, const char* what, const std::string& spawn_error = "") {
+  if (rc < 0)  // (run_program: it never ran, or could not be waited for)
+    return {"ERROR", fmt::format("{} could not run: {}", what, spawn_error), 2 + kVerdictCount, rc};
   for (int v = 0; v < kVerdictCount; ++v)
     if (Verdict(v) != Verdict::kInterrupted && exit_code_of(Verdict(v)) == rc)
       return {verdict_name(Verdict(v)), "", Verdict(v) == Verdict::kPass ? 0 : 2 + v, rc};
@@ -1017,7 +1019,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
           cut = fmt::format("validating {}", row.lock);
           break;
         }
-        keep_worst(judge(rc, "validate"), &row);
+        keep_worst(judge(rc, "validate", error), &row);
       }
       if (k.explore) {
         // The lock's portfolio on the explore build, in rounds until the
@@ -1077,7 +1079,7 @@ int run_kernel(const RunConfig& cfg, const Output& out) {
             Covered& c = covered[i];
             ++c.runs;
             read_outcome(outcome, &c);
-            const Judged one = judge(rc, "explore");
+            const Judged one = judge(rc, "explore", error);
             if (c.verdict == "-" || one.rank > 0) c.verdict = one.verdict;
             keep_worst(one, &row);
             failed = one.rank > 0;

@@ -232,6 +232,14 @@ std::vector<ExploreScenario> explore_battery(const LockMeta& meta) {
       add_models(1, 1, 0, 2, 1);
       add(1, 1, 0, exhaustive, false);
       if (killable) add(2, 2, 0, "random", true);
+      // A kernel-compat glue may give interrupt handlers work (percpu-rwsem's
+      // read release, from a completion): interrupts arrive where they
+      // change what the code computes; for the others nothing is posted.
+      if (meta.kernel_layer) {
+        add(2, 1, 0, "pct:depth=3", false);
+        b.back().interrupts = 2;
+        b.back().name += " interrupts";
+      }
       break;
     case Family::kSemaphore:
       for (int count : {1, 2})
@@ -326,6 +334,7 @@ StageResult explore_stage(const RunConfig& base, const LockMeta& meta, const Out
     }
     r.exhaustive += cfg.explore.exhaustive;
     cfg.explore.signals = x.signals;
+    cfg.explore.interrupts = x.interrupts;
     using Model = ExploreScenario::Model;
     cfg.explore.memory = x.model == Model::kTso                            ? ExploreMemory::kTso
                          : x.model == Model::kLocksOwn && memory_modelled(meta) ? ExploreMemory::kC11

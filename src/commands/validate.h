@@ -60,6 +60,7 @@ struct ExploreScenario {
   // The memory model: c11 (its ordering check too) where the lock's
   // accesses feed it, else none; or none, or tso, by name.
   enum class Model { kLocksOwn, kNone, kTso } model = Model::kLocksOwn;
+  int interrupts = 0;  // explore --interrupts (a kernel-compat glue's handler work)
 };
 std::vector<ExploreScenario> explore_battery(const LockMeta& meta);
 

@@ -138,7 +138,7 @@ struct Run {
   int jump_left = 0;                 // time jumps it may still make (read_clock())
   int interrupt_left = 0;            // interrupts it may still choose (interrupt())
   std::deque<void*> interrupt_work;  // posted, not yet taken (post_interrupt())
-  std::size_t event_at = SIZE_MAX;   // the step whose tick or time jump was decided last
+  std::size_t event_at = SIZE_MAX;   // the step whose event (step_event) was decided last
   std::size_t step_trace = SIZE_MAX;  // the trace index of the running thread's step
   std::vector<const char*> at;  // where each thread last stopped
   std::vector<int> priority;    // PCT
@@ -722,8 +722,8 @@ namespace {
 
 enum class StepEvent { kTick, kJump, kForeignWake, kInterrupt };
 
-// A tick, a time jump or a wake-up from another wake_q offered at the
-// calling thread's step: whether it comes. The step's first offer decides (a replay makes the same one
+// A tick, a time jump, a wake-up from another wake_q or an interrupt
+// offered at the calling thread's step: whether it comes. The step's first offer decides (a replay makes the same one
 // come, from the step's kSignalChoice); never at a signal check's step.
 // `left` is the sampled schedule's budget, one in `odds` offers taken.
 bool step_event(Run* r, StepEvent kind, int& left, unsigned odds) {

@@ -418,7 +418,7 @@ static void kirq_read_lock(struct kirq *l)
 	for (;;) {
 		kirq_count_in(l);
 		smp_mb(); /* the count before the block's read; pairs with the writer's */
-		if (likely(!READ_ONCE(l->block)))
+		if (likely(!smp_load_acquire(&l->block))) /* the last writer's section before mine */
 			return;
 		this_cpu_dec(*l->count);
 		while (READ_ONCE(l->block))
