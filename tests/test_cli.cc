@@ -774,6 +774,31 @@ BOOST_AUTO_TEST_CASE(explore_trace_json_writes_the_failing_schedule_as_trace_eve
   BOOST_TEST(bad.err.find("explore --trace-json: ") != std::string::npos, bad.err);
 }
 
+// --acq-writer-lim (locktorture's acq_writer_lim): holders that sleep 20 ms
+// now and then make a waiter wait past 5 ms, an acquire-limit violation
+// with its count and longest wait, and the reproduce line keeps the limit;
+// the same run with a limit far above any wait passes. A limit that is not
+// a time above zero is one line and exit 2.
+BOOST_AUTO_TEST_CASE(acq_writer_lim_fails_a_wait_past_it_and_passes_one_within) {
+  const std::string run = "--lock ticket --threads 3 --duration 500ms ";
+  const std::string sleepy = "--inject 'sleep@in-cs:p=0.1,fixed(20ms)' ";
+  test::ProcessResult over = test::run_rwstress(run + sleepy + "--acq-writer-lim 5ms");
+  BOOST_TEST(over.exit_code == 1, over.out + over.err);
+  BOOST_TEST(over.out.find("[acquire-limit] thread ") != std::string::npos, over.out);
+  BOOST_TEST(over.out.find("waited longer than --acq-writer-lim 5ms (the longest ") !=
+                 std::string::npos,
+             over.out);
+  BOOST_TEST(over.out.find("--acq-writer-lim 5ms --duration") != std::string::npos, over.out);
+  test::ProcessResult within = test::run_rwstress(run + "--acq-writer-lim 5s");
+  BOOST_TEST(within.exit_code == 0, within.out + within.err);
+  BOOST_TEST(within.out.find("acquire-limit") == std::string::npos, within.out);
+  for (const char* bad : {"0", "-1ms", "soon"}) {
+    test::ProcessResult r = test::run_rwstress(run + "--acq-writer-lim " + bad);
+    BOOST_TEST(r.exit_code == 2, bad << ": " << r.err);
+    BOOST_TEST(r.err.find("--acq-writer-lim") != std::string::npos, r.err);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(explore_jobs_and_shards_split_a_search_without_losing_a_schedule) {
   char dir_template[] = "/tmp/rwstress_shards_XXXXXX";
   const std::string dir = mkdtemp(dir_template);

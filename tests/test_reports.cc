@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -536,7 +537,7 @@ BOOST_AUTO_TEST_CASE(clock_overhead_is_subtracted) {
   again.wait_hist = Histogram();
   MeasureSpec m;
   m.hist_wait = true;
-  LockStatRecorder rec(again, cal, m);
+  LockStatRecorder rec(again, cal, m, false);
   for (int i = 0; i < 10001; ++i) {
     rec.request();
     rec.acquired();
@@ -548,6 +549,34 @@ BOOST_AUTO_TEST_CASE(clock_overhead_is_subtracted) {
   BOOST_TEST(small * 2 > again.wait_hist.samples, small << " of " << again.wait_hist.samples
                                                          << " under half of "
                                                          << cal.overhead_ns() << " ns");
+}
+
+// --acq-writer-lim: a write acquisition that waited past the limit is
+// counted with the longest such wait; one at once is not, and a read
+// acquisition is never (the limit is the writers').
+BOOST_AUTO_TEST_CASE(acquisitions_past_the_writer_limit_are_counted) {
+  const ClockCalibration& cal = CycleClock::calibrate();
+  MeasureSpec m;
+  m.acq_writer_limit_ns = 1'000'000;
+  BOOST_TEST(m.any());  // (the instrumented loop records it)
+  RoleStat write, read;
+  LockStatRecorder writer(write, cal, m, true), reader(read, cal, m, false);
+  for (LockStatRecorder* rec : {&writer, &reader}) {
+    rec->request();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    rec->acquired();
+    rec->request();
+    rec->acquired();
+  }
+  BOOST_TEST(write.acquired == 2u);
+  BOOST_TEST(write.over_limit == 1u);
+  BOOST_TEST(write.over_limit_max_ns >= 5'000'000u);
+  BOOST_TEST(read.acquired == 2u);
+  BOOST_TEST(read.over_limit == 0u);
+  RoleStat both = write;
+  both.merge(write);
+  BOOST_TEST(both.over_limit == 2u);
+  BOOST_TEST(both.over_limit_max_ns == write.over_limit_max_ns);
 }
 
 // A lock held for a known busy time reports that hold time. One thread,

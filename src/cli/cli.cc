@@ -303,6 +303,7 @@ struct RawOptions {
   bool no_check = false;
   std::vector<std::string> hist_what;
   std::string hist_bucket = "log2";
+  std::string acq_writer_lim;
   std::vector<std::string> inject_specs;
   std::string list_what;
   std::string sweep_cpus = "1..N", sweep_placements = "compact", beyond = "skip";
@@ -411,6 +412,11 @@ void add_run_options(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   app.add_option("--hist", raw.hist_what, "hold, wait or hold,wait: time histograms (the 1999 kernel_lock report)")
       ->delimiter(',')
       ->check(CLI::IsMember({"hold", "wait"}));
+  app.add_option("--acq-writer-lim", raw.acq_writer_lim,
+                 "a write acquisition (a writer of an rwlock, any thread of a mutex or "
+                 "semaphore) that waits longer than this, like 10ms, is a violation "
+                 "(acquire-limit: FAIL), as locktorture's acq_writer_lim; the wait is from the "
+                 "call to its return, preemption included, so give the host's room");
   app.add_option("--hist-bucket", raw.hist_bucket,
                  "log2 (default), or a bucket width (128ns, 1us) for linear buckets");
   app.add_option("--hist-buckets", cfg.measure.hist.buckets,
@@ -736,6 +742,13 @@ std::string finish_histograms(const CLI::App& app, const RawOptions& raw, RunCon
       return "--hist-bucket '" + raw.hist_bucket + "': use log2 or a width such as 128ns";
     cfg.measure.hist.mode = HistSpec::Mode::kLinear;
     cfg.measure.hist.width_ns = std::uint64_t(width->count());
+  }
+  if (app.count("--acq-writer-lim") > 0) {
+    auto limit = parse_duration(raw.acq_writer_lim, &error, std::chrono::nanoseconds(1));
+    if (!limit || limit->count() < 1)
+      return "--acq-writer-lim '" + raw.acq_writer_lim + "': " +
+             (error.empty() ? std::string("give a time above zero, like 10ms") : error);
+    cfg.measure.acq_writer_limit_ns = std::uint64_t(limit->count());
   }
   return "";
 }

@@ -254,7 +254,7 @@ std::string main_kind(const std::vector<std::string>& kinds) {
   // bug.
   static const char* const kSpecific[] = {"lock-order", "lock-warning", "ordering", "trylock-truth", "downgrade",
                                           "lost-wakeup", "semaphore-bound", "semaphore-count",
-                                          "not-idle", "preference", "spin-bound"};
+                                          "not-idle", "preference", "spin-bound", "acquire-limit"};
   for (const char* k : kSpecific)
     if (std::find(kinds.begin(), kinds.end(), k) != kinds.end()) return k;
   return kinds.empty() ? "" : "exclusion";

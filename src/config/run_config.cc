@@ -144,6 +144,9 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
     roles += fmt::format(" --inject '{}'", spec.describe());
   if (!check) roles += " --no-check";
   if (measure.lockstat) roles += " --lockstat";
+  if (measure.acq_writer_limit_ns > 0)
+    roles += " --acq-writer-lim " +
+             format_duration(std::chrono::nanoseconds(measure.acq_writer_limit_ns));
   if (measure.hist_hold || measure.hist_wait) {
     roles += fmt::format(" --hist {}", measure.hist_hold && measure.hist_wait ? "hold,wait"
                                        : measure.hist_hold                    ? "hold"

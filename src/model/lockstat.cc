@@ -60,6 +60,8 @@ void RoleStat::merge(const RoleStat& o) {
   nowait += o.nowait;
   waited += o.waited;
   rejected += o.rejected;
+  over_limit += o.over_limit;
+  over_limit_max_ns = std::max(over_limit_max_ns, o.over_limit_max_ns);
   hold.merge(o.hold);
   wait.merge(o.wait);
   hold_hist.merge(o.hold_hist);

@@ -90,6 +90,10 @@ struct RoleStat {
   std::uint64_t nowait = 0;    // acquired at once
   std::uint64_t waited = 0;    // spun or slept first (see docs/reports.md)
   std::uint64_t rejected = 0;  // failed trylocks
+  // --acq-writer-lim: write acquisitions whose wait passed the limit, and
+  // the longest of them.
+  std::uint64_t over_limit = 0;
+  std::uint64_t over_limit_max_ns = 0;
   TimeStat hold, wait;
   Histogram hold_hist, wait_hist;  // empty unless --hist
 
@@ -109,7 +113,11 @@ struct MeasureSpec {
   bool hist_hold = false;
   bool hist_wait = false;
   HistSpec hist;
-  bool any() const { return lockstat || hist_hold || hist_wait; }
+  // --acq-writer-lim: a write acquisition (an rwlock's writer, any thread
+  // of an exclusive lock) that waited longer is a violation
+  // (acquire-limit), as locktorture's acq_writer_lim is an error. 0: none.
+  std::uint64_t acq_writer_limit_ns = 0;
+  bool any() const { return lockstat || hist_hold || hist_wait || acq_writer_limit_ns > 0; }
 };
 
 // Acquisitions taking longer than this (after the clock's cost is taken

@@ -61,6 +61,7 @@ const char* violation_kind_name(ViolationKind k) {
     case ViolationKind::kSpinBound: return "spin-bound";
     case ViolationKind::kHandoffStarved: return "handoff-starved";
     case ViolationKind::kLockOrder: return "lock-order";
+    case ViolationKind::kAcquireLimit: return "acquire-limit";
   }
   return "?";
 }

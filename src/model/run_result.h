@@ -46,8 +46,9 @@ enum class ViolationKind {
   kSpinBound,        // a spinner took a turn past the bound its lock declared
   kHandoffStarved,   // explore --fair: a hand-off lock's waiter overtaken past the bound (STARVED)
   kLockOrder,        // a cycle among the kernel-compat layer's lock classes (lockdep's graph)
+  kAcquireLimit,     // --acq-writer-lim: a write acquisition waited past the limit
 };
-inline constexpr int kViolationKindCount = 16;
+inline constexpr int kViolationKindCount = 17;
 const char* violation_kind_name(ViolationKind k);
 inline std::ostream& operator<<(std::ostream& os, ViolationKind k) {
   return os << violation_kind_name(k);

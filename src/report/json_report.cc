@@ -316,6 +316,7 @@ std::string json_head(const Report& report) {
                 {"buckets", c.measure.hist.mode == HistSpec::Mode::kLog2 ? "log2" : "linear"},
                 {"width_ns", c.measure.hist.width_ns},
                 {"count", c.measure.hist.buckets}}},
+      {"acq_writer_lim_ns", c.measure.acq_writer_limit_ns},
       {"repeat", c.repeat},
       {"command", c.describe(report.plan)}};
   nlohmann::json host = {{"cpus", report.host_cpus},

@@ -226,8 +226,9 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
         LockStat& st = slot.result.lockstat;
         st.read.hold_hist = st.read.wait_hist = Histogram(m.hist);
         st.write.hold_hist = st.write.wait_hist = Histogram(m.hist);
-        recorder = std::make_unique<LockStatRecorder>(
-            slot.result.role == Role::kReader ? st.read : st.write, CycleClock::calibrate(), m);
+        const bool reads = slot.result.role == Role::kReader;
+        recorder = std::make_unique<LockStatRecorder>(reads ? st.read : st.write,
+                                                      CycleClock::calibrate(), m, !reads);
         tl_lockstat = recorder.get();
       }
       if (s.scenario.injection) {
@@ -292,6 +293,10 @@ void family_worker(const std::shared_ptr<LockRunShared<Lock>>& shared, int index
 // Sums the workers' firing counts per spec and point, adds the global
 // injectors' counts, and the schedule digest.
 void collect_injections(const Scenario& sc, const InjectShared& shared, RunResult& result);
+
+// --acq-writer-lim: each thread whose write acquisitions waited past the
+// limit is an acquire-limit violation (how many, the longest).
+void report_over_limit(const Scenario& sc, const RunResult& result, ViolationLog& log);
 
 template <class Lock>
 using WorkerFn = void (*)(std::shared_ptr<LockRunShared<Lock>>, int);
@@ -385,6 +390,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
     result.clock = clock->describe();
     result.clock_overhead_ns = clock->overhead_ns();
     for (const ThreadResult& t : result.threads) result.lockstat.merge(t.lockstat);
+    report_over_limit(sc, result, shared->violations);
   }
   // Not with threads still inside (a hang, or a drain cut off by the join's
   // bound): the lock is theirs, not free, and that says nothing.

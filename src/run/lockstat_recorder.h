@@ -4,6 +4,7 @@
 // tl_lockstat.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "injectors/injection.h"
@@ -16,12 +17,16 @@ namespace rwstress {
 // instrumented loop. request() -> [rejected()] -> acquired() -> released().
 class LockStatRecorder {
  public:
-  LockStatRecorder(RoleStat& role, const ClockCalibration& cal, const MeasureSpec& m)
+  // `writes`: its acquisitions are write (exclusive) ones, which
+  // --acq-writer-lim bounds.
+  LockStatRecorder(RoleStat& role, const ClockCalibration& cal, const MeasureSpec& m,
+                   bool writes)
       : role_(&role),
         ns_per_tick_(cal.ns_per_tick),
         overhead_(cal.overhead_ticks),
         hist_hold_(m.hist_hold),
-        hist_wait_(m.hist_wait) {}
+        hist_wait_(m.hist_wait),
+        write_limit_ns_(writes ? m.acq_writer_limit_ns : 0) {}
 
   void request() {
     rejected_ = false;
@@ -44,6 +49,10 @@ class LockStatRecorder {
       ++role_->nowait;
     role_->wait.add(ns);
     if (hist_wait_) role_->wait_hist.add(ns);
+    if (write_limit_ns_ > 0 && ns > write_limit_ns_) {
+      ++role_->over_limit;
+      role_->over_limit_max_ns = std::max(role_->over_limit_max_ns, ns);
+    }
   }
   void released() {
     const std::uint64_t ns = interval_ns(t_acquired_, CycleClock::now());
@@ -64,6 +73,7 @@ class LockStatRecorder {
   double ns_per_tick_;
   double overhead_;
   bool hist_hold_, hist_wait_;
+  std::uint64_t write_limit_ns_;
   bool rejected_ = false;
   std::uint64_t t_request_ = 0, t_acquired_ = 0;
 };

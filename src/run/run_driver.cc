@@ -16,6 +16,7 @@
 
 #include "model/verdict.h"
 #include "platform/cpu_relax.h"
+#include "platform/duration.h"
 #include "platform/interrupt.h"
 #include "platform/sched_stat.h"
 #include "platform/splitmix.h"
@@ -739,6 +740,20 @@ void collect_injections(const Scenario& sc, const InjectShared& shared, RunResul
     else
       result.notes.push_back(fmt::format("priority: {} SCHED_FIFO bursts", shared.fifo_bursts.load()));
     break;
+  }
+}
+
+void report_over_limit(const Scenario& sc, const RunResult& result, ViolationLog& log) {
+  const std::uint64_t limit = sc.measure.acq_writer_limit_ns;
+  if (limit == 0) return;
+  for (std::size_t i = 0; i < result.threads.size(); ++i) {
+    const RoleStat& w = result.threads[i].lockstat.write;
+    if (w.over_limit == 0) continue;
+    log.report(ViolationKind::kAcquireLimit, int(i),
+               fmt::format("{} of its {} write acquisitions waited longer than --acq-writer-lim "
+                           "{} (the longest {:.3f} ms)",
+                           w.over_limit, w.acquired, format_duration(std::chrono::nanoseconds(limit)),
+                           double(w.over_limit_max_ns) / 1e6));
   }
 }
 
