@@ -654,7 +654,8 @@ static void exhaust(const RunConfig& cfg, const LockEntry& entry, const ExploreS
         }
         if (f.rank < f.weak && f.before.weak < most.weak) {
           ++f.rank;
-          f.tick = f.jump = f.foreign = f.irq = f.ticked = false;  // (whether a check comes: once it has run)
+          // (whether a check comes: once it has run)
+          f.tick = f.jump = f.foreign = f.irq = f.ticked = false;
           take();
           if (next) break;
           continue;
