@@ -24,7 +24,8 @@
  * the spin_lock_irq*() forms turn interrupts off (they do not nest, as in
  * the kernel: local_irq_save() keeps the old state in its flags), and a
  * handler runs with in_interrupt() true and interrupts off. One state a
- * thread across the plugin's files (weak, hidden).
+ * thread across the plugin's files (weak, hidden); the explore build's
+ * only, since no interrupt arrives in the other.
  *
  * Interrupts arrive only in the explore build, under explore --interrupts
  * (docs/explore.md, "Interrupts"): what a glue gives an interrupt handler
@@ -38,6 +39,7 @@
  * interrupt's handler is only another CPU's steps, which the schedules
  * already interleave. Outside a controlled run the work runs at once, in
  * task context. */
+#ifdef RWSTRESS_KERNEL_EXPLORE
 struct __rwsk_irq_state {
   int off;    /* local_irq_disable() */
   int in_irq; /* a handler runs */
@@ -69,6 +71,27 @@ __attribute__((__weak__, __visibility__("hidden"))) __thread struct __rwsk_irq_s
     barrier();                      \
     __rwsk_irq.off = (int)(flags);  \
   } while (0)
+#else
+/* (the timed build: no interrupt ever arrives, and an irqsave in a fast
+ * path, semaphore.c's down() and up(), pays nothing for the state) */
+#define in_interrupt() 0
+#define in_irq() 0
+#define in_hardirq() 0
+#define in_task() 1
+#define irqs_disabled() 0
+#define local_irq_disable() barrier()
+#define local_irq_enable() barrier()
+#define local_irq_save(flags) \
+  do {                        \
+    (flags) = 0;              \
+    barrier();                \
+  } while (0)
+#define local_irq_restore(flags) \
+  do {                           \
+    (void)(flags);               \
+    barrier();                   \
+  } while (0)
+#endif
 
 /* Runs fn(arg) as an interrupt handler: on the CPU where an interrupt
  * arrives (explore --interrupts), at once in task context otherwise. */
