@@ -192,7 +192,9 @@ static ExploredSchedule run_schedule(const LockEntry& entry, const ExploreShape&
     search.met_timed_wait |= d.timed != 0;
     search.met_interrupt_offer |= d.interrupt;
   }
-  if (!search.met_interrupt_offer)  // (or one that arrived with no choice: work was posted)
+  // (or one that arrived with no choice: work was posted; a run that
+  // takes no interrupts has none to look for)
+  if (o.interrupts > 0 && !search.met_interrupt_offer)
     for (const ctl::Step& st : e.schedule.trace)
       if (st.interrupt) {
         search.met_interrupt_offer = true;
