@@ -334,20 +334,31 @@ BOOST_AUTO_TEST_CASE(grant_batch_grants_every_waiter_remote_first) {
 }
 
 // Regression: before wake-ups went to remote CPUs first, xadd's writer got
-// 500-4300 operations in 1 s against 2 readers on 2 CPUs: at most 0.03% of
-// the mean per thread. After: 0.1%-1.9% over many runs on the development
-// VM. The test asserts the midpoint, 0.05%, rather than the STARVED verdict
-// (0.1%), which a loaded machine can graze.
+// 500-4300 operations in 1 s against 2 readers on 2 CPUs (at most 0.03% of
+// the mean per thread), asleep in the lock behind a granted reader whose
+// waker had been preempted. After: 0.1%-3.8% in most runs, but in about one
+// run in five on the 2-vCPU development VM the writer still gets 0.01-0.1%
+// because the scheduler keeps it in a run queue 98-99% of the second
+// (30 runs of `rwstress --lock xadd --readers 2 --writers 1 --duration 1s`,
+// all PASS, 9 with the writer under 0.1%, every one held back by the
+// scheduler; a CI run saw 0.047%). So the test asserts what the verdict
+// judges: the writer either got its share or was held back by the scheduler,
+// never starved waiting in the lock, and the run is not STARVED.
 BOOST_AUTO_TEST_CASE(xadd_writer_not_starved_by_a_preempted_waker) {
   const LockEntry* e = find_lock("xadd");
   BOOST_REQUIRE(e);
   RunResult r = e->run(test::short_scenario(machine(), 2, 1, std::chrono::milliseconds(1000)),
                        e->meta);
   BOOST_REQUIRE(r.threads.size() == 3u);
-  const double mean = double(r.reads + r.writes) / 3.0;
-  BOOST_TEST(double(r.threads[2].ops) > mean / 2000.0,
-             "writer " << r.threads[2].ops << " ops, mean " << mean);
   BOOST_TEST(r.violation_count == 0u);
+  BOOST_TEST(r.verdict != Verdict::kStarved);
+  const double mean = double(r.reads + r.writes) / 3.0;
+  const ThreadResult& writer = r.threads[2];
+  if (double(writer.ops) * kStarvedShare < mean)
+    BOOST_TEST(int(starvation_cause(writer)) == int(StarvationCause::kScheduler),
+               "writer " << writer.ops << " ops, mean " << mean << ", " << writer.runq_wait_s
+                         << " s of " << writer.wall_s << " s in a run queue: "
+                         << starvation_cause_text(starvation_cause(writer)));
 }
 
 // --xadd-wake unfair: the same lock, run with the knob, is judged as an
