@@ -62,10 +62,11 @@ cmake --build "$prefix/proj/build" >/dev/null
   --lock c-rwlock,futex-mutex,futex-semaphore,kernel-qrwlock --duration 200ms >/dev/null
 echo "install ($kind): headers, rwstress.pc, rwstress-kernel.pc and find_package(rwstress) (rwstress::plugin, rwstress::kernel) build plugins that the installed rwstress runs"
 # The kernel's own files against the installed layer, from the oldest and
-# the newest series: compiled and run once (validate, every series and the
-# rwstress kernel command's checks are the kernel-upstream test's).
+# the newest series: compiled (the explore builds too) and run once
+# (validate, the searches, every series and the rwstress kernel command's
+# checks are the kernel-upstream test's).
 rc=0
-RWSTRESS_VALIDATE_TIME=none RWSTRESS_KERNEL_COMMAND=0 RWSTRESS_KERNEL_SERIES="6.1 7.2" \
+RWSTRESS_VALIDATE_TIME=none RWSTRESS_KERNEL_COMMAND=0 RWSTRESS_KERNEL_EXPLORE=build RWSTRESS_KERNEL_SERIES="6.1 7.2" \
   RWSTRESS_KERNEL_CACHE=${RWSTRESS_KERNEL_CACHE:-$build/kernel-src} \
   "$src/scripts/kernel-upstream.sh" "$bin" $kcflags >"$prefix/kernel-upstream.log" 2>&1 || rc=$?
 case $rc in

@@ -24,6 +24,8 @@
 #   RWSTRESS_LINUX_SRC      one kernel tree to use instead of fetching any
 #   RWSTRESS_VALIDATE_TIME  validate's --time per lock (default 6s; none: no validate)
 #   RWSTRESS_KERNEL_COMMAND 0: skip the rwstress kernel command checks (default 1)
+#   RWSTRESS_KERNEL_EXPLORE build: compile the explore builds, search nothing
+#                           (the install test's; default 1: compile and search)
 # Exit 77 (a skipped test) when no source can be had (no network).
 set -euo pipefail
 bin=$(readlink -f "$1")
@@ -143,6 +145,10 @@ explore_tree() {
     "$locking/percpu-rwsem.c" "$glue/upstream_percpu_rwsem.c" || ok=0
   if [ $ok = 0 ]; then
     failed=1
+    return
+  fi
+  if [ "${RWSTRESS_KERNEL_EXPLORE:-1}" = build ]; then
+    echo "kernel-upstream: $name: the explore builds of the same files compiled (not explored: RWSTRESS_KERNEL_EXPLORE=build)"
     return
   fi
   local run
