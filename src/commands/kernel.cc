@@ -538,9 +538,10 @@ std::vector<PortfolioEntry> explore_portfolio(std::string_view suffix) {
   const bool rw = suffix.find("rwsem") != std::string_view::npos || suffix == "qrwlock";
   const bool sem = suffix == "semaphore";
   // percpu-rwsem's glue releases read holds from interrupts (a
-  // completion's file_end_write()): every search lets them arrive where
-  // they change what the code computes (explore --interrupts).
-  const bool irqs = suffix == "percpu-rwsem";
+  // completion's file_end_write()), qrwlock's takes every second read lock
+  // in one (a reader in interrupt context passes a waiting writer): every
+  // search lets them arrive (explore --interrupts).
+  const bool irqs = suffix == "percpu-rwsem" || suffix == "qrwlock";
   // The glue declares these two hand-off locks (their waits are judged
   // under --fair, explore_run.h handoff_overtaken, and wherever the glue
   // names the waiter owed the hand-off, handoff_owed).

@@ -143,6 +143,11 @@ struct Shared {
   // of its own): every exclusive hold stores to it, and every holder, once
   // in, must have the last such store in its view (ordered_entry).
   std::uint64_t modelled_data = 0;  // a location is an 8-byte word: this one alone
+  // --memory c11, a reader-writer lock: each thread's read holds as the
+  // model sees them (a word a thread): every read hold stores to its
+  // thread's word as it ends, and an exclusive holder, once in, must have
+  // every thread's last such store in its view (ordered_after_readers).
+  std::vector<std::uint64_t> modelled_reads = std::vector<std::uint64_t>(64, 0);
 };
 
 // A holder just got in: under --memory c11, the last exclusive holder's
@@ -163,6 +168,37 @@ void ordered_entry(Shared<Lock>& s, int i, const char* holder, bool exclusive) {
   if (exclusive)
     controlled::model_access(&s.modelled_data, sizeof s.modelled_data, controlled::AccessKind::kStore,
                              int(std::memory_order_relaxed));
+}
+
+// The other direction, for a reader-writer lock under --memory c11: a
+// read hold ends (ended_read), and a writer that gets in later must have
+// that end in its view, which again only a release/acquire path from the
+// reader's release to its acquisition gives (LKMM and C11 order a lock's
+// critical sections both ways). Without one the reader's loads may read
+// what the writer stores in its hold: a store the model never makes
+// visible early, so the stale value itself cannot show, only the missing
+// order (the queued rwlock's writer before 2021 took the lock with a
+// relaxed cmpxchg after an interrupt's reader had come and gone).
+template <class Lock>
+void ended_read(Shared<Lock>& s, int i) {
+  if (!controlled::models_memory()) return;
+  controlled::model_access(&s.modelled_reads[std::size_t(i)], sizeof(std::uint64_t),
+                           controlled::AccessKind::kStore, int(std::memory_order_relaxed));
+}
+
+template <class Lock>
+void ordered_after_readers(Shared<Lock>& s, const ExploreShape& shape, int i) {
+  if (!controlled::models_memory()) return;
+  for (int j = 0; j < shape.scenario.threads(); ++j) {
+    if (j == i || controlled::model_missed(&s.modelled_reads[std::size_t(j)]) < 0) continue;
+    s.violations.report(
+        ViolationKind::kOrdering, i,
+        "a writer got in without thread " + std::to_string(j) +
+            "'s last read hold in view: nothing orders that reader's release before this "
+            "acquisition (a missing ACQUIRE or RELEASE; the reader may have read what this writer "
+            "stores)");
+    return;
+  }
 }
 
 // The admission rule of the lock's fairness class (docs/checkers.md,
@@ -456,6 +492,7 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
       controlled::shared_point("reader inside");
       s.record.check_whole(i, s.violations);
       s.exclusion.reader_exit();
+      ended_read(s, i);
       s.lock.up_read();
       controlled::mark("released");  // (a hold's end, for --trace-json)
       controlled::shared_state();
@@ -470,6 +507,7 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
     admitted(s, shape, i);
     --s.writers_waiting;
     ++s.writers_in;
+    ordered_after_readers(s, shape, i);
     const std::uint64_t value = exclusive_hold(
         s, i, op, "writer inside", "another thread changed the record during my write hold");
     if constexpr (HasDowngrade<Lock>) {
@@ -484,6 +522,7 @@ void rw_thread(Shared<Lock>& s, const ExploreShape& shape, int i) {
         s.record.check_holds(value, i, ViolationKind::kDowngrade,
                              "a writer changed the record after my downgrade_write", s.violations);
         s.exclusion.reader_exit();
+        ended_read(s, i);
         s.lock.up_read();
         controlled::mark("released");
         controlled::shared_state();

@@ -69,6 +69,18 @@
  * count is undone by the store, the counts never sum to zero again, and
  * the writer waits for good. Nothing shows it without interrupts.
  *
+ *   kreadrel    a spinning reader-writer lock on one count (readers add
+ *               one with an acquiring cmpxchg, a writer swaps 0 for -1):
+ *               a reader leaves with a releasing decrement. Must PASS
+ *               under --memory c11.
+ *
+ * Built broken it is kreadrel-broken: the reader leaves with a relaxed
+ * decrement. The writer that reads it takes nothing from the reader's
+ * hold: its stores may be what the reader read. A reader always sees the
+ * last writer's data (the writer releases, a reader acquires), so only
+ * explore's check that a writer has every earlier read hold in view
+ * (--memory c11) shows it.
+ *
  * The broken build also has kcrash-contended: a spinning mutex whose
  * first contended acquisition writes through NULL (explore's crash
  * handler and its count, in one process or split among several). */
@@ -465,6 +477,61 @@ RWSTRESS_KERNEL_RWSEM_OPS(kirq_ops, KIRQ_NAME, struct kirq, kirq_init, kirq_read
 			  .destroy = kirq_destroy);
 
 #ifdef RWSTRESS_EXAMPLE_BROKEN
+#define KREADREL_NAME "kreadrel-broken"
+#define kreadrel_leave(l) atomic_dec(&(l)->count)
+#else
+#define KREADREL_NAME "kreadrel"
+#define kreadrel_leave(l) atomic_dec_return_release(&(l)->count)
+#endif
+
+struct kreadrel {
+	atomic_t count; /* readers in; -1: a writer */
+};
+
+static void kreadrel_init(struct kreadrel *l)
+{
+	atomic_set(&l->count, 0);
+}
+
+static int kreadrel_read_trylock(struct kreadrel *l)
+{
+	int c = atomic_read(&l->count);
+
+	return c >= 0 && atomic_try_cmpxchg_acquire(&l->count, &c, c + 1);
+}
+
+static void kreadrel_read_lock(struct kreadrel *l)
+{
+	while (!kreadrel_read_trylock(l))
+		cpu_relax();
+}
+
+static void kreadrel_read_unlock(struct kreadrel *l)
+{
+	kreadrel_leave(l);
+}
+
+static int kreadrel_write_trylock(struct kreadrel *l)
+{
+	return atomic_cmpxchg_acquire(&l->count, 0, -1) == 0;
+}
+
+static void kreadrel_write_lock(struct kreadrel *l)
+{
+	while (!kreadrel_write_trylock(l))
+		cpu_relax();
+}
+
+static void kreadrel_write_unlock(struct kreadrel *l)
+{
+	atomic_set_release(&l->count, 0);
+}
+
+RWSTRESS_KERNEL_RWSEM_OPS(kreadrel_ops, KREADREL_NAME, struct kreadrel, kreadrel_init,
+			  kreadrel_read_lock, kreadrel_read_unlock, kreadrel_write_lock,
+			  kreadrel_write_unlock, kreadrel_read_trylock, kreadrel_write_trylock, NULL);
+
+#ifdef RWSTRESS_EXAMPLE_BROKEN
 static void kcrash_lock(struct ktime_spin *l)
 {
 	if (atomic_xchg_acquire(&l->locked, 1) != 0)
@@ -474,8 +541,8 @@ static void kcrash_lock(struct ktime_spin *l)
 RWSTRESS_KERNEL_MUTEX_OPS(kcrash_ops, "kcrash-contended", struct ktime_spin, ktime_init,
 			  kcrash_lock, ktime_unlock, ktime_trylock);
 RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops,
-		       &kirq_ops, &kcrash_ops)
+		       &kirq_ops, &kreadrel_ops, &kcrash_ops)
 #else
 RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops,
-		       &kirq_ops)
+		       &kirq_ops, &kreadrel_ops)
 #endif

@@ -5,7 +5,17 @@
  * Both spin. The qrwlock is declared task-fair (waiters queue on the
  * qspinlock, and new readers wait behind a waiting writer), the qspinlock
  * unfair (the pending bit lets a newcomer in ahead of the queue), as the
- * in-tree qrwlock and qspinlock are. */
+ * in-tree qrwlock and qspinlock are.
+ *
+ * A queued rwlock is read from interrupts too (tasklist_lock: a signal
+ * sent from a timer's handler reads it): a reader in interrupt context
+ * does not queue behind a waiting writer, it spins only while a writer
+ * holds (queued_read_lock_slowpath's in_interrupt() path), and a writer
+ * takes the lock with interrupts off (write_lock_irq), or an interrupt's
+ * reader on its CPU would spin for good. Under explore --interrupts every
+ * second read lock of a thread is taken in an interrupt handler
+ * (__rwsk_in_interrupt, <linux/preempt.h>), and the writer's hold has
+ * interrupts off; elsewhere the reads are all in task context. */
 #include <linux/spinlock.h>
 
 #include "glue.h"
@@ -15,9 +25,44 @@ static void qspinlock_init(struct qspinlock *lock) {
   *lock = (struct qspinlock)__ARCH_SPIN_LOCK_UNLOCKED;
 }
 
+static void glue_irq_read_lock(void *lock) { queued_read_lock((struct qrwlock *)lock); }
+
+static void glue_read_lock(struct qrwlock *lock) {
+  static __thread unsigned reads; /* this thread's read locks: every second one in an interrupt */
+  if (reads++ % 2 == 1)
+    __rwsk_in_interrupt(glue_irq_read_lock, lock);
+  else
+    queued_read_lock(lock);
+}
+
+static __thread unsigned long glue_write_flags;
+
+static void glue_write_lock(struct qrwlock *lock) {
+  unsigned long flags;
+  local_irq_save(flags);
+  queued_write_lock(lock);
+  glue_write_flags = flags;
+}
+
+static void glue_write_unlock(struct qrwlock *lock) {
+  queued_write_unlock(lock);
+  local_irq_restore(glue_write_flags);
+}
+
+static int glue_write_trylock(struct qrwlock *lock) {
+  unsigned long flags;
+  local_irq_save(flags);
+  if (queued_write_trylock(lock)) {
+    glue_write_flags = flags;
+    return 1;
+  }
+  local_irq_restore(flags);
+  return 0;
+}
+
 RWSTRESS_KERNEL_RWSEM_OPS(upstream_qrwlock, GLUE_NAME("qrwlock"), struct qrwlock, qrwlock_init,
-                          queued_read_lock, queued_read_unlock, queued_write_lock,
-                          queued_write_unlock, queued_read_trylock, queued_write_trylock, NULL,
+                          glue_read_lock, queued_read_unlock, glue_write_lock,
+                          glue_write_unlock, queued_read_trylock, glue_write_trylock, NULL,
                           .fairness = RWSTRESS_FAIRNESS_TASK_FAIR, .flags = RWSTRESS_LOCK_SPINS);
 RWSTRESS_KERNEL_MUTEX_OPS(upstream_qspinlock, GLUE_NAME("qspinlock"), struct qspinlock,
                           qspinlock_init, queued_spin_lock, queued_spin_unlock,
