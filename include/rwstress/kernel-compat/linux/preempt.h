@@ -105,7 +105,13 @@ struct __rwsk_irq_work {
 };
 static inline void __rwsk_irq_handle(struct __rwsk_irq_work *w) {
   const struct __rwsk_irq_state was = __rwsk_irq;
-  (void)__rwsk_XP(&w->posted, "interrupt: handler", __rwsk_op_load, __ATOMIC_ACQUIRE);
+  /* Sequentially consistent: the model lets it read only the latest store,
+   * the poster's release. An interrupt is delivered after it is raised,
+   * and its handler sees what the raiser did first; an acquire load could
+   * read the work's initial 0 under --memory c11, and the handler would
+   * then run without the poster's view (a read hold released in a handler
+   * not ordered after the reader's section: a false ordering FAIL). */
+  (void)__rwsk_XP(&w->posted, "interrupt: handler", __rwsk_op_load, __ATOMIC_SEQ_CST);
   __rwsk_irq.in_irq = 1;
   __rwsk_irq.off = 1;
   w->fn(w->arg);
