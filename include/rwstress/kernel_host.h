@@ -26,8 +26,10 @@ extern "C" {
  * lock_acquire, lock_release and lock_wakeup (the lock-order checker). A
  * task's blocked_lock grew with it: the fields after it moved, which a
  * plugin built for 4 never shares with the host (it reads and writes
- * them alone, within the task the host allocated for 5). */
-#define RWSTRESS_KERNEL_HOST_ABI 5
+ * them alone, within the task the host allocated for 5).
+ * 6: the host table gained lock_irq_state (lockdep's interrupt-state rule,
+ * in the explore build, where interrupts arrive). */
+#define RWSTRESS_KERNEL_HOST_ABI 6
 
 /* The "CPUs" of the layer are thread slots: each thread that calls into
  * the layer gets the lowest free slot for as long as it lives, so that
@@ -171,6 +173,14 @@ struct rwstress_kernel_host {
      * the glue's file and line, and (lock order on) each lock held and
      * where it was taken. */
     void (*held_at_release)(const char *op, const char *file, int line);
+    /* ABI 6: right after lock_acquire, in the explore build (where
+     * interrupts arrive: explore --interrupts), the context the lock was
+     * taken in: in an interrupt handler, or in task context with
+     * interrupts on. A lock class taken both ways is a lock-order
+     * violation (lockdep's "inconsistent lock state": an interrupt that
+     * arrives while a task holds it spins on it for good on that CPU).
+     * file and line as lock_acquire's. */
+    void (*lock_irq_state)(const void *lock, int in_irq, int irqs_on, const char *file, int line);
 };
 
 #ifdef __cplusplus

@@ -539,9 +539,10 @@ std::vector<PortfolioEntry> explore_portfolio(std::string_view suffix) {
   const bool sem = suffix == "semaphore";
   // percpu-rwsem's glue releases read holds from interrupts (a
   // completion's file_end_write()), qrwlock's takes every second read lock
-  // in one (a reader in interrupt context passes a waiting writer): every
-  // search lets them arrive (explore --interrupts).
-  const bool irqs = suffix == "percpu-rwsem" || suffix == "qrwlock";
+  // in one (a reader in interrupt context passes a waiting writer),
+  // semaphore's makes every second up() in one (a driver's completion):
+  // every search lets them arrive (explore --interrupts).
+  const bool irqs = suffix == "percpu-rwsem" || suffix == "qrwlock" || suffix == "semaphore";
   // The glue declares these two hand-off locks (their waits are judged
   // under --fair, explore_run.h handoff_overtaken, and wherever the glue
   // names the waiter owed the hand-off, handoff_owed).

@@ -233,8 +233,9 @@ std::vector<ExploreScenario> explore_battery(const LockMeta& meta) {
       add(1, 1, 0, exhaustive, false);
       if (killable) add(2, 2, 0, "random", true);
       // A kernel-compat glue may give interrupt handlers work (percpu-rwsem's
-      // read release, from a completion): interrupts arrive where they
-      // change what the code computes; for the others nothing is posted.
+      // read release, from a completion; qrwlock's read lock): interrupts
+      // arrive where they change what the code computes; for the others
+      // nothing is posted.
       if (meta.kernel_layer) {
         add(2, 1, 0, "pct:depth=3", false);
         b.back().interrupts = 2;
@@ -247,6 +248,13 @@ std::vector<ExploreScenario> explore_battery(const LockMeta& meta) {
       add_models(0, 2, 1, 0, 3);
       add(0, 2, 1, exhaustive, false);
       if (killable) add(0, 3, 1, "random", true);
+      // (semaphore.c's glue makes up() from interrupts, as a driver's
+      // completion may; a mutex is never released from one)
+      if (meta.kernel_layer) {
+        add(0, 3, 1, "pct:depth=3", false);
+        b.back().interrupts = 2;
+        b.back().name += " interrupts";
+      }
       break;
     case Family::kMutex:
       for (int d = 1; d <= 3; ++d) add(0, 3, 0, fmt::format("pct:depth={}", d), false);

@@ -116,6 +116,7 @@ class Graph {
     generation.fetch_add(1, std::memory_order_acq_rel);
     edges_.clear();
     out_.clear();
+    usage_.clear();
     reported_ = false;
     const int pi = id_locked(kPiLock, kPiLock), rq = id_locked(kRqLock, kRqLock),
               sem = id_locked(kSemaphoreLock, kSemaphoreLock);
@@ -128,6 +129,27 @@ class Graph {
                     "the kernel's printk() under a run-queue lock takes console_sem's lock "
                     "(console_trylock() -> down_trylock(), kernel/printk/printk.c), and "
                     "console_sem is a semaphore"});
+  }
+
+  // Class `cls` was taken in an interrupt handler (in_irq) or in task
+  // context with interrupts on, by `thread` at `at`; the first class of
+  // the run taken both ways, as one line.
+  std::string irq_usage(int cls, bool in_irq, int thread, Site at) {
+    std::lock_guard guard(mutex_);
+    if (usage_.size() <= std::size_t(cls)) usage_.resize(std::size_t(cls) + 1);
+    Usage& u = usage_[std::size_t(cls)];
+    Usage::Seen& seen = in_irq ? u.in_irq : u.irqs_on;
+    if (seen.at.file) return {};
+    seen = {thread, at};
+    if (reported_ || !u.in_irq.at.file || !u.irqs_on.at.file) return {};
+    reported_ = true;
+    return fmt::format(
+        "inconsistent lock state: {} was taken in an interrupt handler ({} at {}) and in task "
+        "context with interrupts on ({} at {}): an interrupt that arrives on a CPU while its task "
+        "holds the lock spins on it in the handler for good (lockdep: {{IN-HARDIRQ-W}} -> "
+        "{{HARDIRQ-ON-W}}; take it with interrupts off, spin_lock_irqsave())",
+        names_[std::size_t(cls)], who(u.in_irq.thread), site(u.in_irq.at), who(u.irqs_on.thread),
+        site(u.irqs_on.at));
   }
 
   // Adds a -> b; a cycle it closes, if it is the run's first, as one line.
@@ -213,7 +235,17 @@ class Graph {
   std::unordered_map<const void*, std::string> zeroed_;
   std::map<std::pair<int, int>, Edge> edges_;
   std::vector<std::vector<int>> out_;
-  bool reported_ = false;
+  // Per class: where it was first taken in an interrupt handler, and
+  // where first in task context with interrupts on.
+  struct Usage {
+    struct Seen {
+      int thread = 0;
+      Site at;
+    };
+    Seen in_irq, irqs_on;
+  };
+  std::vector<Usage> usage_;
+  bool reported_ = false;  // one report a run, a cycle or an inconsistent state
 };
 
 // Never destroyed: threads may still exit after main returns.
@@ -282,6 +314,19 @@ void LockOrder::acquire(const void* lock, const char* lock_class, int subclass, 
   if (!trylock)
     for (const Held& h : t.held) order(t, h, cls, Edge{tl_worker_index, h.at, at, false, nullptr});
   t.held.push_back(Held{lock, cls, at});
+}
+
+void LockOrder::irq_state(const void* lock, bool in_irq, bool irqs_on, const char* file,
+                          int line) {
+  if (!in_irq && !irqs_on) return;  // interrupts off in task context: safe both ways
+  ThreadLocks& t = mine();
+  for (auto it = t.held.rbegin(); it != t.held.rend(); ++it)
+    if (it->lock == lock) {
+      std::string said = graph().irq_usage(it->cls, in_irq, tl_worker_index, Site{file, line});
+      if (!said.empty())
+        LockWarnings::instance().raise(tl_worker_index, std::move(said), LockSaid::kLockOrder);
+      return;
+    }
 }
 
 void LockOrder::release(const void* lock) {

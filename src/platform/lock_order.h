@@ -14,6 +14,12 @@
 // (a semaphore's) under a run queue's lock. Those two orders are facts of
 // the kernel outside the code under test, there from the start.
 //
+// The interrupt-state rule (lockdep's "inconsistent lock state", hardirq
+// only): a class taken in an interrupt handler and, anywhere in the run,
+// in task context with interrupts on, can deadlock on one CPU: the
+// handler spins on the lock the task it interrupted holds. Not yet: the
+// indirect rule (an interrupt-safe class ordered before an unsafe one).
+//
 // One graph per run (reset() where a run or an explore schedule begins,
 // beside LockWarnings::clear()); the locks a thread holds are its own
 // (thread-local), so any thread may call in at once.
@@ -41,6 +47,12 @@ class LockOrder {
   void acquire(const void* lock, const char* lock_class, int subclass, bool trylock,
                const char* file, int line);
   void release(const void* lock);
+  // Right after acquire() of `lock`, the context it was taken in (the
+  // explore build, where interrupts arrive): in an interrupt handler, or
+  // in task context with interrupts on. A class taken both ways, in any
+  // threads of the run, is lockdep's inconsistent lock state, reported
+  // once a run as a lock-order violation naming both sites.
+  void irq_state(const void* lock, bool in_irq, bool irqs_on, const char* file, int line);
   // The calling thread wakes a task: try_to_wake_up() takes its pi_lock.
   void wakeup(const char* file, int line);
 

@@ -464,6 +464,9 @@ void lock_acquire(const void* lock, const char* lock_class, int subclass, int tr
 }
 void lock_release(const void* lock) { LockOrder::instance().release(lock); }
 void lock_wakeup(const char* file, int line) { LockOrder::instance().wakeup(file, line); }
+void lock_irq_state(const void* lock, int in_irq, int irqs_on, const char* file, int line) {
+  LockOrder::instance().irq_state(lock, in_irq != 0, irqs_on != 0, file, line);
+}
 void held_at_release(const char* op, const char* file, int line) {
   const std::string held = LockOrder::instance().held_here();
   const int depth = current_task()->spin_depth;
@@ -486,7 +489,7 @@ const rwstress_kernel_host kHost = {
     RWSTRESS_KERNEL_HOST_ABI, current_task, free_task, at, spurious_wake, warn,
     &cpu_slots().in_use, resched_check, rcu_read_lock, rcu_read_unlock, rcu_read_ongoing,
     synchronize_rcu, call_rcu, rcu_barrier, acquire_kind, killed, lock_acquire, lock_release,
-    lock_wakeup, LockOrder::on_flag(), held_at_release,
+    lock_wakeup, LockOrder::on_flag(), held_at_release, lock_irq_state,
 };
 
 }  // namespace

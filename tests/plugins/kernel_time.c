@@ -81,6 +81,18 @@
  * explore's check that a writer has every earlier read hold in view
  * (--memory c11) shows it.
  *
+ *   ksemirq     a spinning counting semaphore on a raw spinlock, whose
+ *               up() is made from an interrupt (a driver's completion):
+ *               the count is taken and given back with the spinlock
+ *               taken with interrupts off (raw_spin_lock_irqsave), as
+ *               semaphore.c takes sem->lock. Must PASS.
+ *
+ * Built broken it is ksemirq-broken: down() takes the spinlock with
+ * interrupts on (raw_spin_lock). An interrupt whose handler makes up() on
+ * the CPU of a task inside down()'s section spins for good; lockdep calls
+ * the class's two uses an inconsistent lock state, and so does explore's
+ * lock-order checker once a handler has taken it (--interrupts).
+ *
  * The broken build also has kcrash-contended: a spinning mutex whose
  * first contended acquisition writes through NULL (explore's crash
  * handler and its count, in one process or split among several). */
@@ -465,6 +477,7 @@ static void kirq_write_lock(struct kirq *l)
 	smp_mb(); /* the block before the counts' reads */
 	while (kirq_readers(l) != 0)
 		cpu_relax();
+	smp_mb(); /* the readers' sections, seen ended, before this one (percpu-rwsem's C) */
 }
 
 static void kirq_write_unlock(struct kirq *l)
@@ -532,6 +545,69 @@ RWSTRESS_KERNEL_RWSEM_OPS(kreadrel_ops, KREADREL_NAME, struct kreadrel, kreadrel
 			  kreadrel_write_unlock, kreadrel_read_trylock, kreadrel_write_trylock, NULL);
 
 #ifdef RWSTRESS_EXAMPLE_BROKEN
+#define KSEMIRQ_NAME "ksemirq-broken"
+#define ksemirq_lock(l, flags) \
+	do { \
+		(void)(flags); \
+		raw_spin_lock(&(l)->lock); \
+	} while (0)
+#define ksemirq_unlock(l, flags) raw_spin_unlock(&(l)->lock)
+#else
+#define KSEMIRQ_NAME "ksemirq"
+#define ksemirq_lock(l, flags) raw_spin_lock_irqsave(&(l)->lock, flags)
+#define ksemirq_unlock(l, flags) raw_spin_unlock_irqrestore(&(l)->lock, flags)
+#endif
+
+struct ksemirq {
+	raw_spinlock_t lock;
+	int count;
+};
+
+static void ksemirq_init(struct ksemirq *l, int count)
+{
+	raw_spin_lock_init(&l->lock);
+	l->count = count;
+}
+
+/* 0 when it took a unit, as down_trylock() */
+static int ksemirq_trylock(struct ksemirq *l)
+{
+	unsigned long flags = 0;
+	int took;
+
+	ksemirq_lock(l, flags);
+	took = l->count > 0;
+	if (took)
+		l->count--;
+	ksemirq_unlock(l, flags);
+	return !took;
+}
+
+static void ksemirq_down(struct ksemirq *l)
+{
+	while (ksemirq_trylock(l))
+		cpu_relax();
+}
+
+static void ksemirq_release(void *p)
+{
+	struct ksemirq *l = p;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&l->lock, flags);
+	l->count++;
+	raw_spin_unlock_irqrestore(&l->lock, flags);
+}
+
+static void ksemirq_up(struct ksemirq *l)
+{
+	__rwsk_in_interrupt(ksemirq_release, l);
+}
+
+RWSTRESS_KERNEL_SEMAPHORE_OPS(ksemirq_ops, KSEMIRQ_NAME, struct ksemirq, ksemirq_init,
+			      ksemirq_down, ksemirq_up, ksemirq_trylock);
+
+#ifdef RWSTRESS_EXAMPLE_BROKEN
 static void kcrash_lock(struct ktime_spin *l)
 {
 	if (atomic_xchg_acquire(&l->locked, 1) != 0)
@@ -541,8 +617,8 @@ static void kcrash_lock(struct ktime_spin *l)
 RWSTRESS_KERNEL_MUTEX_OPS(kcrash_ops, "kcrash-contended", struct ktime_spin, ktime_init,
 			  kcrash_lock, ktime_unlock, ktime_trylock);
 RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops,
-		       &kirq_ops, &kreadrel_ops, &kcrash_ops)
+		       &kirq_ops, &kreadrel_ops, &ksemirq_ops, &kcrash_ops)
 #else
 RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops,
-		       &kirq_ops, &kreadrel_ops)
+		       &kirq_ops, &kreadrel_ops, &ksemirq_ops)
 #endif

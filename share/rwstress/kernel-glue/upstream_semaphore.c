@@ -9,7 +9,15 @@
  * then tries again.
  *
  * Declared task-fair: down() takes the count only while nobody waits, and
- * up() hands it to the first waiter in the FIFO list. */
+ * up() hands it to the first waiter in the FIFO list.
+ *
+ * up() may be called from interrupt context (a driver's completion, as
+ * the 2.4 drivers' semaphores were released), which is why semaphore.c
+ * takes its spinlock with interrupts off everywhere. Under explore
+ * --interrupts every second up() of a thread is made in an interrupt
+ * handler (__rwsk_in_interrupt, <linux/preempt.h>): the lock-order
+ * checker then sees sem->lock taken in a handler, and a down() that took
+ * it with interrupts on would be lockdep's inconsistent lock state. */
 #include <linux/semaphore.h>
 
 #include "glue.h"
@@ -43,8 +51,18 @@ static const char *glue_semaphore_not_idle(void *l) {
   return NULL;
 }
 
+static void glue_irq_up(void *sem) { up((struct semaphore *)sem); }
+
+static void glue_up(struct semaphore *sem) {
+  static __thread unsigned ups; /* this thread's: every second one in an interrupt */
+  if (ups++ % 2 == 1)
+    __rwsk_in_interrupt(glue_irq_up, sem);
+  else
+    up(sem);
+}
+
 RWSTRESS_KERNEL_SEMAPHORE_OPS(upstream_semaphore, GLUE_NAME("semaphore"), struct semaphore,
-                              sema_init, glue_down, up, down_trylock,
+                              sema_init, glue_down, glue_up, down_trylock,
                               .fairness = RWSTRESS_FAIRNESS_TASK_FAIR,
                               .flags = RWSTRESS_LOCK_KILLABLE, .not_idle = glue_semaphore_not_idle);
 RWSTRESS_KERNEL_PLUGIN(&upstream_semaphore)

@@ -20,6 +20,16 @@ typedef struct raw_spinlock raw_spinlock_t; /* kernel_host.h: { locked, owner, l
 #define raw_spin_lock_init(l) \
   (*(l) = (raw_spinlock_t)__rwsk_raw_spin_unlocked_as(__rwsk_lock_class(#l)))
 
+/* The explore build tells the lock-order checker the context a lock was
+ * taken in (lockdep's interrupt-state rule: kernel_host.h, ABI 6); no
+ * interrupt arrives in the other build, where there is nothing to tell. */
+#ifdef RWSTRESS_KERNEL_EXPLORE
+#define __rwsk_lock_irq_state(l, file, line) \
+  __rwsk_host()->lock_irq_state((l), in_interrupt(), !irqs_disabled(), (file), (line))
+#else
+#define __rwsk_lock_irq_state(l, file, line) ((void)0)
+#endif
+
 static inline void __rwsk_spin_acquired(raw_spinlock_t *l) {
   struct task_struct *me = current;
   WRITE_ONCE(l->owner, me);
@@ -30,7 +40,10 @@ static inline void __rwsk_spin_acquired(raw_spinlock_t *l) {
  * deadlock), with the caller's file and line. */
 static inline void __rwsk_raw_spin_lock(raw_spinlock_t *l, int subclass, const char *file,
                                         int line) {
-  if (__rwsk_lock_order_on()) __rwsk_host()->lock_acquire(l, l->lock_class, subclass, 0, file, line);
+  if (__rwsk_lock_order_on()) {
+    __rwsk_host()->lock_acquire(l, l->lock_class, subclass, 0, file, line);
+    __rwsk_lock_irq_state(l, file, line);
+  }
   while (unlikely(__rwsk_XP(&l->locked, "raw_spin_lock", __rwsk_op_xchg, 1, __ATOMIC_ACQUIRE))) {
     while (__rwsk_XP(&l->locked, "raw_spin_lock: wait", __rwsk_op_load, __ATOMIC_RELAXED))
       cpu_relax();
@@ -42,7 +55,10 @@ static inline int __rwsk_raw_spin_trylock(raw_spinlock_t *l, const char *file, i
   if (__rwsk_XP(&l->locked, "raw_spin_trylock", __rwsk_op_load, __ATOMIC_RELAXED) ||
       __rwsk_XP(&l->locked, "raw_spin_trylock", __rwsk_op_xchg, 1, __ATOMIC_ACQUIRE))
     return 0;
-  if (__rwsk_lock_order_on()) __rwsk_host()->lock_acquire(l, l->lock_class, 0, 1, file, line);
+  if (__rwsk_lock_order_on()) {
+    __rwsk_host()->lock_acquire(l, l->lock_class, 0, 1, file, line);
+    __rwsk_lock_irq_state(l, file, line);
+  }
   __rwsk_spin_acquired(l);
   return 1;
 }
