@@ -7,8 +7,8 @@
  * unfair (the pending bit lets a newcomer in ahead of the queue), as the
  * in-tree qrwlock and qspinlock are.
  *
- * A queued rwlock is read from interrupts too (tasklist_lock: a signal
- * sent from a timer's handler reads it): a reader in interrupt context
+ * A queued rwlock may be read from interrupt handlers too (the reason
+ * for qrwlock.c's in_interrupt() path): a reader in interrupt context
  * does not queue behind a waiting writer, it spins only while a writer
  * holds (queued_read_lock_slowpath's in_interrupt() path), and a writer
  * takes the lock with interrupts off (write_lock_irq), or an interrupt's

@@ -11,8 +11,8 @@
  * Declared task-fair: down() takes the count only while nobody waits, and
  * up() hands it to the first waiter in the FIFO list.
  *
- * up() may be called from interrupt context (a driver's completion, as
- * the 2.4 drivers' semaphores were released), which is why semaphore.c
+ * up() may be called from interrupt context (a driver's completion:
+ * semaphore.c's own comment says so), which is why semaphore.c
  * takes its spinlock with interrupts off everywhere. Under explore
  * --interrupts every second up() of a thread is made in an interrupt
  * handler (__rwsk_in_interrupt, <linux/preempt.h>): the lock-order
