@@ -56,6 +56,14 @@ ProcessResult found_and_replayed(const std::string& args, int want, const std::s
   return found;
 }
 
+// An explore run that must pass: ARGS exits 0 and says "LOCK: PASS".
+ProcessResult passed(const std::string& args, const std::string& lock) {
+  ProcessResult r = run_rwstress(args);
+  BOOST_TEST(r.exit_code == 0, args << ": " << r.out << r.err);
+  BOOST_TEST(r.out.find(lock + ": PASS") != std::string::npos, r.out);
+  return r;
+}
+
 BOOST_AUTO_TEST_CASE(plugin_locks_are_listed_with_their_capabilities) {
   ProcessResult r = run_rwstress("--plugin " + plugin("plain_locks") + " list");
   BOOST_TEST(r.exit_code == 0, r.err);
@@ -328,9 +336,7 @@ BOOST_AUTO_TEST_CASE(explore_wakes_from_another_wake_q_find_a_wake_up_queued_too
         found_and_replayed(broken + "--schedules 2000 --strategy " + strategy + wakes, 3,
                            "(the task is on another waker's wake_q: woken now, not queued)");
     BOOST_TEST(found.out.find("kwake-broken: HANG at schedule") != npos, found.out);
-    ProcessResult pass = run_rwstress(correct + "--schedules 2000 --strategy " + strategy + wakes);
-    BOOST_TEST(pass.exit_code == 0, strategy << ": " << pass.out << pass.err);
-    BOOST_TEST(pass.out.find("kwake: PASS") != npos, pass.out);
+    passed(correct + "--schedules 2000 --strategy " + strategy + wakes, "kwake");
   }
 }
 
@@ -364,9 +370,7 @@ BOOST_AUTO_TEST_CASE(explore_interrupts_find_a_per_cpu_count_an_interrupt_splits
     BOOST_TEST(again.exit_code == found.exit_code, again.out + again.err);
     BOOST_TEST(again.out.find("(the recorded schedule, step for step") != npos, again.out);
     ProcessResult pass =
-        run_rwstress(correct + how + " --schedules 3000 --interrupts 1 --memory c11");
-    BOOST_TEST(pass.exit_code == 0, strategy << ": " << pass.out << pass.err);
-    BOOST_TEST(pass.out.find("kirq: PASS") != npos, pass.out);
+        passed(correct + how + " --schedules 3000 --interrupts 1 --memory c11", "kirq");
     BOOST_TEST(pass.out.find("changed nothing") == npos, pass.out);  // (its releases were)
   }
   // validate's exploration stage has a search that takes interrupts: it
@@ -398,7 +402,6 @@ BOOST_AUTO_TEST_CASE(explore_interrupts_find_a_per_cpu_count_an_interrupt_splits
 // line replays it; the same lock leaving with a release passes; without
 // the memory model nothing shows (no value can be read early).
 BOOST_AUTO_TEST_CASE(explore_finds_a_writer_not_ordered_after_a_read_hold) {
-  const auto npos = std::string::npos;
   const std::string shape = " --readers 2 --writers 1 ";
   const std::string broken = "--plugin " + plugin("kernel_time_broken_explore") +
                              " explore --lock kreadrel-broken" + shape;
@@ -410,9 +413,7 @@ BOOST_AUTO_TEST_CASE(explore_finds_a_writer_not_ordered_after_a_read_hold) {
     const std::string how = std::string("--strategy ") + strategy + " --memory c11";
     found_and_replayed(broken + how + " --schedules 2000", 1,
                        "'s last read hold in view: nothing orders that reader's release");
-    ProcessResult pass = run_rwstress(correct + how + " --schedules 2000");
-    BOOST_TEST(pass.exit_code == 0, strategy << ": " << pass.out << pass.err);
-    BOOST_TEST(pass.out.find("kreadrel: PASS") != npos, pass.out);
+    passed(correct + how + " --schedules 2000", "kreadrel");
   }
 }
 
@@ -437,9 +438,7 @@ BOOST_AUTO_TEST_CASE(a_lock_taken_in_a_handler_and_with_interrupts_on_is_inconsi
         found_and_replayed(broken + how + " --schedules 500", 1, "inconsistent lock state: ");
     BOOST_TEST(found.out.find("was taken in an interrupt handler") != npos, found.out);
     BOOST_TEST(found.out.find("and in task context with interrupts on") != npos, found.out);
-    ProcessResult pass = run_rwstress(correct + how + " --schedules 500");
-    BOOST_TEST(pass.exit_code == 0, strategy << ": " << pass.out << pass.err);
-    BOOST_TEST(pass.out.find("ksemirq: PASS") != npos, pass.out);
+    passed(correct + how + " --schedules 500", "ksemirq");
   }
 }
 

@@ -59,6 +59,18 @@ static __attribute__((__noinline__, __unused__)) void glue_scribble_stack(void) 
       default: plain; break;                                                    \
     }                                                                           \
   } while (0)
+/* fn(arg), every second call of the calling thread (at this call site) in
+ * an interrupt handler (__rwsk_in_interrupt, <linux/preempt.h>: under
+ * explore --interrupts; elsewhere at once), the others in task context:
+ * the work a glue gives interrupts (qrwlock's read lock, semaphore's up()). */
+#define GLUE_EVERY_SECOND_IN_INTERRUPT(fn, arg)                                  \
+  do {                                                                          \
+    static __thread unsigned glue_calls;                                        \
+    if (glue_calls++ % 2 == 1)                                                  \
+      __rwsk_in_interrupt((fn), (arg));                                         \
+    else                                                                        \
+      (fn)(arg);                                                                \
+  } while (0)
 /* The idle check (plugin ABI 3, not_idle): a wait list the file may keep
  * as a list_head or as a first-waiter pointer (the layer has both fields;
  * one stays as the object's zeroed memory or its init left it). */

@@ -28,11 +28,7 @@ static void qspinlock_init(struct qspinlock *lock) {
 static void glue_irq_read_lock(void *lock) { queued_read_lock((struct qrwlock *)lock); }
 
 static void glue_read_lock(struct qrwlock *lock) {
-  static __thread unsigned reads; /* this thread's read locks: every second one in an interrupt */
-  if (reads++ % 2 == 1)
-    __rwsk_in_interrupt(glue_irq_read_lock, lock);
-  else
-    queued_read_lock(lock);
+  GLUE_EVERY_SECOND_IN_INTERRUPT(glue_irq_read_lock, lock);
 }
 
 static __thread unsigned long glue_write_flags;

@@ -53,13 +53,7 @@ static const char *glue_semaphore_not_idle(void *l) {
 
 static void glue_irq_up(void *sem) { up((struct semaphore *)sem); }
 
-static void glue_up(struct semaphore *sem) {
-  static __thread unsigned ups; /* this thread's: every second one in an interrupt */
-  if (ups++ % 2 == 1)
-    __rwsk_in_interrupt(glue_irq_up, sem);
-  else
-    up(sem);
-}
+static void glue_up(struct semaphore *sem) { GLUE_EVERY_SECOND_IN_INTERRUPT(glue_irq_up, sem); }
 
 RWSTRESS_KERNEL_SEMAPHORE_OPS(upstream_semaphore, GLUE_NAME("semaphore"), struct semaphore,
                               sema_init, glue_down, glue_up, down_trylock,
