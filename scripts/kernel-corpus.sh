@@ -141,6 +141,45 @@ bug rwsem-foreign-handoff rwsem.c 6eebd5fb2083 \
   "open: not found (likely unreachable in this shape: the first waiter is woken and not held back)" \
   sed 's/^\t\t\tif (first->handoff_set \&\& (waiter != first))$/\t\t\tif (waiter != first)/'
 
+# 2022: a writer took the count with preemption on, before it stored
+# itself as the owner: a real-time writer of its CPU that preempts it
+# there spins on the ownerless lock (the handoff writer's spin on the
+# owner, and the retry after it) and never lets it finish: a livelock
+# ("If the system is UP, it will lock up completely"). The fix disabled
+# preemption across the trylock and the slow path (which then sleeps with
+# schedule_preempt_disabled(), and whose optimistic spin had disabled it
+# for itself). Reached only with a real-time thread sharing a CPU (the
+# rwsem portfolio's `--virtual-cpus 1 --rt-threads 1` search).
+bug rwsem-preempt-write rwsem.c 48dfb5d2560d \
+  "locking/rwsem: Disable preemption while trying for rwsem lock" found \
+  perl -0pe 's/(__down_write_common\(struct rw_semaphore \*sem, int state\)\n\{\n\tint ret = 0;\n\n)\tpreempt_disable\(\);\n(.*?)\tpreempt_enable\(\);\n(\treturn ret;\n\})/$1$2$3/s or die; s/(\tu64 rspin_threshold = 0;\n\n)(\t\/\* sem->wait_lock should not be held when doing optimistic spinning \*\/\n)/$1\tpreempt_disable();\n\n$2/ or die; s/(\tosq_unlock\(&sem->osq\);\ndone:\n)(\tlockevent_cond_inc\(rwsem_opt_fail, !taken\);)/$1\tpreempt_enable();\n$2/ or die; s/(\t\tschedule)_preempt_disabled(\(\);\n\t\tlockevent_inc\(rwsem_sleep_writer\);)/$1$2/ or die'
+# 2023: the same for readers: a reader adds its bias to the count with
+# preemption on, before it marks the lock reader-owned; the real-time
+# writer that preempts it spins on the ownerless lock for good. The fix
+# disabled preemption on every down_read*() and up_read() path (the read
+# slow path then sleeps with schedule_preempt_disabled()). The id and
+# subject were checked against the stable backport's record.
+bug rwsem-preempt-read rwsem.c 3f5245538a19 \
+  "locking/rwsem: Disable preemption at all down_read*() and up_read() code paths" found \
+  perl -0pe 's/(__down_read_common\(struct rw_semaphore \*sem, int state\)\n\{\n\tint ret = 0;\n\tlong count;\n\n)\tpreempt_disable\(\);\n(.*?)\tpreempt_enable\(\);\n(\treturn ret;\n\})/$1$2$3/s or die; s/(\tDEBUG_RWSEMS_WARN_ON\(sem->magic != sem, sem\);\n\n)\tpreempt_disable\(\);\n(\ttmp = atomic_long_read\(&sem->count\);\n.*?)\tpreempt_enable\(\);\n/$1$2/s or die; s/(\tDEBUG_RWSEMS_WARN_ON\(!is_rwsem_reader_owned\(sem\), sem\);\n\n)\tpreempt_disable\(\);\n(\trwsem_clear_reader_owned\(sem\);\n.*?)\tpreempt_enable\(\);\n/$1$2/s or die; s/(\t\tschedule)_preempt_disabled(\(\);\n\t\tlockevent_inc\(rwsem_sleep_reader\);)/$1$2/ or die'
+# 2022: a writer that set HANDOFF marked itself as the one that did
+# (waiter->handoff_set) even when it was not first, and the first waiter
+# inherited a HANDOFF bit it found set: the non-first writer, seeing its
+# mark, spins on the owner and retries without sleeping, while the lock
+# is kept for the first waiter. A real-time non-first writer on the first
+# waiter's CPU keeps it off the CPU for good: a livelock. Both halves of
+# the old code. The livelock needs the first waiter to inherit the bit
+# while the real-time writer sleeps, and that writer awake again before
+# the first takes the lock: two well-placed spurious wake-ups on one CPU
+# (or a migration, which explore does not make), not shown in 800,000
+# schedules of the priority search. What is found is the wrong mark
+# itself: the non-first writer, become first, is named the waiter the
+# hand-off is for while the bit was another's, and the lock goes to
+# others past it (STARVED, the hand-off the lock names).
+bug rwsem-rt-nonfirst-spin rwsem.c b613c7f31476 \
+  "locking/rwsem: Prevent non-first waiter from spinning in down_write() slowpath" found \
+  perl -0pe 's/(\t\t\tif \(first->handoff_set && \(waiter != first\)\)\n\t\t\t\treturn false;\n)/$1\n\t\t\tif (waiter == first)\n\t\t\t\twaiter->handoff_set = true;\n/ or die; s/\tif \(new & RWSEM_FLAG_HANDOFF\) \{\n\t\tfirst->handoff_set = true;/\tif (new & RWSEM_FLAG_HANDOFF) {\n\t\twaiter->handoff_set = true;/ or die'
+
 # 2019: the reader wake-up clears each woken reader's waiter.task before
 # the count holds all their reader biases: a woken reader that sees it,
 # runs and leaves (up_read) takes its bias out first, and a writer finds

@@ -66,18 +66,34 @@ plant_reader_steal() {
   fi
 }
 
-# semaphore.c SRC whose down_trylock() takes sem->lock with interrupts on
-# (raw_spin_lock, not irqsave), written to DST: up() may come from an
-# interrupt handler, so that is lockdep's inconsistent lock state. One
-# line naming NAME and a failure where the function has a new shape.
-plant_irq_unsafe_trylock() {
-  local src=$1 dst=$2 name=$3
-  perl -0pe 's/(int __sched down_trylock\(struct semaphore \*sem\)\n\{\n.*?)raw_spin_lock_irqsave\(&sem->lock, flags\);(.*?)raw_spin_unlock_irqrestore\(&sem->lock, flags\);/$1raw_spin_lock(&sem->lock); (void)flags;$2raw_spin_unlock(&sem->lock);/s' \
-    "$src" >"$dst"
-  if [ "$(diff "$src" "$dst" | grep -c '^>')" != 2 ]; then
-    echo "kernel-upstream: $name: semaphore.c's down_trylock() has a new shape; the check cannot plant its bug"
+# A bug planted by a perl program (-0pe) PROG: SRC edited into DST, which
+# must differ from SRC in LINES diff lines; else one line naming NAME and
+# WHAT (the part with a new shape) and a failure.
+plant_perl() {
+  local src=$1 dst=$2 name=$3 what=$4 lines=$5 prog=$6
+  perl -0pe "$prog" "$src" >"$dst"
+  if [ "$(diff "$src" "$dst" | grep -c '^[<>]')" != "$lines" ]; then
+    echo "kernel-upstream: $name: $what has a new shape; the check cannot plant its bug"
     return 1
   fi
+}
+
+# semaphore.c SRC whose down_trylock() takes sem->lock with interrupts on
+# (raw_spin_lock, not irqsave), written to DST: up() may come from an
+# interrupt handler, so that is lockdep's inconsistent lock state.
+plant_irq_unsafe_trylock() {
+  plant_perl "$1" "$2" "$3" "semaphore.c's down_trylock()" 4 \
+    's/(int __sched down_trylock\(struct semaphore \*sem\)\n\{\n.*?)raw_spin_lock_irqsave\(&sem->lock, flags\);(.*?)raw_spin_unlock_irqrestore\(&sem->lock, flags\);/$1raw_spin_lock(&sem->lock); (void)flags;$2raw_spin_unlock(&sem->lock);/s'
+}
+
+# rwsem.c SRC whose reader paths run with preemption on (before 2023's
+# "locking/rwsem: Disable preemption at all down_read*() and up_read()
+# code paths", 3f5245538a19): a reader adds its bias to the count before it
+# marks the lock reader-owned, and a real-time writer of its CPU that
+# preempts it there spins on the ownerless lock for good. Written to DST.
+plant_preemptible_reader() {
+  plant_perl "$1" "$2" "$3" "rwsem.c's reader paths" 8 \
+    's/(__down_read_common\(struct rw_semaphore \*sem, int state\)\n\{\n\tint ret = 0;\n\tlong count;\n\n)\tpreempt_disable\(\);\n(.*?)\tpreempt_enable\(\);\n(\treturn ret;\n\})/$1$2$3/s; s/(\tDEBUG_RWSEMS_WARN_ON\(sem->magic != sem, sem\);\n\n)\tpreempt_disable\(\);\n(\ttmp = atomic_long_read\(&sem->count\);\n.*?)\tpreempt_enable\(\);\n/$1$2/s; s/(\tDEBUG_RWSEMS_WARN_ON\(!is_rwsem_reader_owned\(sem\), sem\);\n\n)\tpreempt_disable\(\);\n(\trwsem_clear_reader_owned\(sem\);\n.*?)\tpreempt_enable\(\);\n/$1$2/s; s/(\t\tschedule)_preempt_disabled(\(\);\n\t\tlockevent_inc\(rwsem_sleep_reader\);)/$1$2/'
 }
 
 check_tree() {
@@ -174,7 +190,9 @@ explore_tree() {
              "qrwlock upstream-qrwlock --readers 2 --writers 2 --interrupts 2" \
              "qrwlock upstream-qspinlock --threads 3" \
              "rwsem-spin upstream-rwsem-spin --readers 1 --writers 2" \
+             "rwsem-spin upstream-rwsem-spin --readers 1 --writers 2 --virtual-cpus 1 --rt-threads 1 --strategy random" \
              "mutex-spin upstream-mutex-spin --threads 3" \
+             "mutex-spin upstream-mutex-spin --threads 3 --virtual-cpus 1 --rt-threads 1 --strategy random" \
              "percpu-rwsem upstream-percpu-rwsem --readers 2 --writers 1" \
              "percpu-rwsem upstream-percpu-rwsem --readers 3 --writers 2 --interrupts 2"; do
     set -- $run
@@ -238,6 +256,25 @@ explore_tree() {
     failed=1
     return
   fi
+  # Priorities (explore --virtual-cpus, --rt-threads): rwsem.c whose
+  # reader paths run with preemption on (the 2023 livelock put back) must
+  # HANG, the reader preempted between its count and its owner mark and
+  # the real-time writer spinning on the ownerless lock; as shipped it
+  # passed above.
+  mkdir -p "$out/rt"
+  plant_preemptible_reader "$locking/rwsem.c" "$out/rt/rwsem.c" "$name" || { failed=1; return; }
+  build "$tree" "$out/x-rwsem-rt.so" "rwsem.c with preemptible reader paths (explore build)" \
+    "${x[@]}" -DCONFIG_RWSEM_SPIN_ON_OWNER=1 -I"$locking" "$out/rt/rwsem.c" "$locking/osq_lock.c" \
+    "$glue/upstream_rwsem.c" || { failed=1; return; }
+  rc=0
+  "$bin" --plugin "$out/x-rwsem-rt.so" explore --lock upstream-rwsem-spin --readers 1 --writers 2 \
+    --virtual-cpus 1 --rt-threads 1 --strategy random --schedules 300 >"$out/explore.out" 2>&1 || rc=$?
+  if [ $rc != 3 ] || ! grep -q "preempted" "$out/explore.out"; then
+    tail -30 "$out/explore.out"
+    echo "kernel-upstream: $name: explore gave rwsem.c with preemptible reader paths exit $rc, not 3 (HANG: a reader kept off its CPU by a real-time writer)"
+    failed=1
+    return
+  fi
   # Searches that once gave a false verdict on linux 6.12's files as
   # shipped, when rwstress kernel --explore first ran them with more seeds:
   # PCT keeping a writer that retries (HANDOFF set, the owner not yet
@@ -265,7 +302,7 @@ explore_tree() {
       return
     fi
   done
-  echo "kernel-upstream: $name: the explore builds of the same files passed 300 PCT schedules each, under the memory model (--memory c11; percpu-rwsem.c also with its read releases in interrupts, qrwlock.c with readers and semaphore.c with up() in interrupts), and the seeds that once gave false verdicts; rwsem.c and mutex.c starved no waiter in 200 fair schedules (--fair); rwsem.c with readers stealing past HANDOFF was STARVED; semaphore.c with an irq-unsafe down_trylock was an inconsistent lock state"
+  echo "kernel-upstream: $name: the explore builds of the same files passed 300 PCT schedules each, under the memory model (--memory c11; percpu-rwsem.c also with its read releases in interrupts, qrwlock.c with readers and semaphore.c with up() in interrupts), and the seeds that once gave false verdicts; rwsem.c and mutex.c starved no waiter in 200 fair schedules (--fair); rwsem.c with readers stealing past HANDOFF was STARVED; semaphore.c with an irq-unsafe down_trylock was an inconsistent lock state; rwsem.c and mutex.c passed with a real-time thread on one CPU, and rwsem.c with preemptible reader paths was a livelock there"
 }
 
 # The patch that plants a bug: DIR/b/FILE (the planted copy) against

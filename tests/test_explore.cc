@@ -256,6 +256,87 @@ BOOST_AUTO_TEST_CASE(spinning_yields_the_turn_and_endless_spinning_is_a_livelock
   }
 }
 
+// Virtual CPUs and priorities (explore --virtual-cpus, --rt-threads): a
+// real-time thread that arrives (at a step drawn among the first k: 2
+// here, so before the flag is set) and spins for a flag a normal thread
+// of its own CPU sets keeps that thread off the CPU for good (a livelock
+// whose states name it "preempted"), in every schedule; on CPUs of their
+// own, or when the setter holds its CPU (preemption off) across the
+// wake-up and the store, every schedule finishes.
+BOOST_AUTO_TEST_CASE(a_real_time_spinner_keeps_a_thread_of_its_cpu_off_it) {
+  struct Shared {
+    std::atomic<std::uint32_t> woken{0};
+    std::atomic<int> flag{0};
+    std::atomic<int> saw_preempted{0}, rt_seen{-1}, normal_seen{-1};
+  };
+  const auto body_of = [](const std::shared_ptr<Shared>& sh, bool hold) {
+    return [sh, hold](int i) {
+      if (i == 1) {  // the real-time thread: sleeps first, then spins for the flag
+        sh->rt_seen = ctl::rt_priority(1);
+        sh->normal_seen = ctl::rt_priority(0);
+        ctl::futex_wait(&sh->woken, 0, "waiting to be woken");
+        while (sh->flag.load() == 0) {
+          if (ctl::preempted(0)) sh->saw_preempted = 1;
+          ctl::spin("waiting for the flag");
+        }
+        return;
+      }
+      if (hold) ctl::preempt_hold(1);
+      ctl::point("about to wake");
+      sh->woken.store(1);
+      ctl::futex_wake(&sh->woken, 1);
+      ctl::point("woke it");
+      sh->flag.store(1);
+      ctl::point("set the flag");
+      if (hold) ctl::preempt_hold(-1);
+      ctl::point("done");
+    };
+  };
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    for (const ctl::Strategy strategy : {ctl::Strategy::kRandom, ctl::Strategy::kPct}) {
+      ctl::Options o;
+      o.seed = seed;
+      o.strategy = strategy;
+      o.max_steps = 20000;
+      o.pct_steps = 2;
+      o.virtual_cpus = 1;
+      o.rt_threads = 1;
+      auto sh = std::make_shared<Shared>();
+      const ctl::Schedule stuck = ctl::run(2, o, body_of(sh, false));
+      BOOST_TEST((stuck.outcome == ctl::Outcome::kLivelock), "seed " << seed);
+      BOOST_REQUIRE(stuck.states.size() == 2u);
+      BOOST_TEST(stuck.states[0].kind == std::string("preempted"));
+      BOOST_TEST(stuck.states[0].at == std::string("woke it"));
+      BOOST_TEST(stuck.states[1].kind == std::string("spinning"));
+      BOOST_TEST(sh->saw_preempted.load() == 1);
+      BOOST_TEST(std::count_if(stuck.trace.begin(), stuck.trace.end(), [](const ctl::Step& st) {
+                   return st.arrived;
+                 }) == 1);
+      BOOST_TEST(sh->rt_seen.load() == 1);
+      BOOST_TEST(sh->normal_seen.load() == 0);
+      ctl::Options again = o;  // the arrival is a choice of the code: it replays
+      again.strategy = ctl::Strategy::kFirst;
+      again.replay = stuck.choices;
+      const ctl::Schedule replayed = ctl::run(2, again, body_of(std::make_shared<Shared>(), false));
+      BOOST_TEST((replayed.outcome == ctl::Outcome::kLivelock));
+      BOOST_TEST(replayed.digest == stuck.digest, "seed " << seed);
+
+      auto held = std::make_shared<Shared>();
+      BOOST_TEST((ctl::run(2, o, body_of(held, true)).outcome == ctl::Outcome::kDone),
+                 "seed " << seed);
+      BOOST_TEST(held->saw_preempted.load() == 0);
+
+      o.virtual_cpus = 2;
+      auto apart = std::make_shared<Shared>();
+      BOOST_TEST((ctl::run(2, o, body_of(apart, false)).outcome == ctl::Outcome::kDone),
+                 "seed " << seed);
+      BOOST_TEST(apart->saw_preempted.load() == 0);
+    }
+  }
+  BOOST_TEST(ctl::rt_priority(0) == 0);  // (outside a run)
+  BOOST_TEST(!ctl::preempted(0));
+}
+
 // A thread that waits in a loop of steps that are not spin turns (a
 // retry that writes: the scheduler cannot tell it waits) starves the one
 // it waits for under PCT's priorities. From Options::fair_from() on the
@@ -1046,7 +1127,10 @@ BOOST_AUTO_TEST_CASE(options_that_would_change_nothing_are_refused) {
        std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"explore", "--lock", "xadd", "--stale-reads", "2"}, "give --memory c11 or --memory tso"},
            {{"explore", "--lock", "xadd", "--ticks", "2"}, "never ask need_resched()"},
-           {{"explore", "--lock", "ticket", "--signals"}, "no killable or interruptible wait"}}) {
+           {{"explore", "--lock", "ticket", "--signals"}, "no killable or interruptible wait"},
+           {{"explore", "--lock", "ticket", "--threads", "2", "--rt-threads", "3"},
+            "ticket has 2 threads in this shape"},
+           {{"explore", "--lock", "ticket", "--virtual-cpus", "0"}, "--virtual-cpus"}}) {
     CliOutcome o = parse(args);
     BOOST_TEST(o.exit_code == 2, args.back());
     BOOST_TEST(o.output.find(says) != std::string::npos, o.output);
@@ -1054,6 +1138,8 @@ BOOST_AUTO_TEST_CASE(options_that_would_change_nothing_are_refused) {
   }
   BOOST_TEST((parse({"explore", "--lock", "linux-rwsem", "--ticks", "2"}).action == CliAction::kExplore));
   BOOST_TEST((parse({"explore", "--lock", "xadd", "--ticks", "0"}).action == CliAction::kExplore));
+  BOOST_TEST((parse({"explore", "--lock", "ticket", "--virtual-cpus", "1", "--rt-threads", "1"})
+                  .action == CliAction::kExplore));
   BOOST_TEST((parse({"explore", "--lock", "xadd", "--memory", "tso", "--stale-reads", "2"}).action ==
               CliAction::kExplore));
 }

@@ -43,8 +43,8 @@ extern "C" {
 
 /* 1: the first table. 2: signal_check. 3: model. 4: model_load.
  * 5: plain_store. 6: spin_judge, clock_read. 7: foreign_wake.
- * 8: post_interrupt, interrupt, cpus. */
-#define RWSTRESS_EXPLORE_HOST_ABI 8
+ * 8: post_interrupt, interrupt, cpus. 9: preempt_hold, rt_priority, preempted. */
+#define RWSTRESS_EXPLORE_HOST_ABI 9
 
 /* What an access was, for the memory model (model() below). */
 #define RWSTRESS_MODEL_LOAD 0
@@ -147,6 +147,18 @@ struct rwstress_explore_host {
      * there: the same in every schedule of a shape, in any process); 0
      * outside one. */
     int (*cpus)(void);
+    /* ABI 9 (explore --virtual-cpus, --rt-threads). The calling thread
+     * turned preemption or interrupts off (+1) or back on (-1), nesting:
+     * meanwhile no other thread of its virtual CPU runs. Not a scheduling
+     * point. */
+    void (*preempt_hold)(int delta);
+    /* ABI 9. Thread `thread`'s real-time priority (0: a normal task; 0
+     * outside a controlled run). */
+    int (*rt_priority)(int thread);
+    /* ABI 9. Whether thread `thread` is runnable but kept off its virtual
+     * CPU by a thread of higher priority (or one that holds the CPU): not
+     * on a CPU, as the kernel sees a preempted task. */
+    int (*preempted)(int thread);
 };
 
 /* Set by rwstress_explore_attach_v1; one definition across the plugin's
@@ -224,6 +236,21 @@ static inline void *rwstress_explore_interrupt(int force) {
 static inline int rwstress_explore_cpus(void) {
     return rwstress_explore_host_ && rwstress_explore_host_->abi >= 8
                ? rwstress_explore_host_->cpus()
+               : 0;
+}
+/* ABI 9 hosts; outside a controlled run: nothing, 0, 0. */
+static inline void rwstress_explore_preempt_hold(int delta) {
+    if (rwstress_explore_host_ && rwstress_explore_host_->abi >= 9)
+        rwstress_explore_host_->preempt_hold(delta);
+}
+static inline int rwstress_explore_rt_priority(int thread) {
+    return rwstress_explore_host_ && rwstress_explore_host_->abi >= 9
+               ? rwstress_explore_host_->rt_priority(thread)
+               : 0;
+}
+static inline int rwstress_explore_preempted(int thread) {
+    return rwstress_explore_host_ && rwstress_explore_host_->abi >= 9
+               ? rwstress_explore_host_->preempted(thread)
                : 0;
 }
 /* Outside rwstress (the plugin's own tests) these two are no-ops: a

@@ -542,6 +542,16 @@ void add_subcommands(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                       "step and hold, arrows for wake-ups and for the store a weak load read");
   explore->add_option("--ops", cfg.explore.ops, "operations per thread (default 2)")
       ->check(CLI::Range(1, 1000));
+  explore->add_option("--virtual-cpus", cfg.explore.virtual_cpus,
+                      "K: the threads share K CPUs (thread i on CPU i mod K); on a CPU only its "
+                      "highest-priority runnable threads run, and a thread with preemption or "
+                      "interrupts off (the kernel layer's preempt_disable(), spin locks) is "
+                      "not preempted (default: a CPU each)")
+      ->check(CLI::Range(1, 64));
+  explore->add_option("--rt-threads", cfg.explore.rt_threads,
+                      "N: the last N threads are real-time (SCHED_FIFO; the kernel layer's "
+                      "rt_task() is true for them), above the others on a shared CPU (default 0)")
+      ->check(CLI::Range(0, 64));
   explore->add_option("--replay", cfg.explore.replay,
                       "DIGEST:CHOICES: run one recorded schedule step for step (a replay line's)");
   explore->add_option("--step-time", raw.explore_step_time,
@@ -799,6 +809,10 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
     if (cfg.threads_for(m->family) > kExploreMaxThreads)
       return fmt::format("explore: {} threads for {}; a controlled run takes at most {}",
                          cfg.threads_for(m->family), m->name, kExploreMaxThreads);
+  for (const LockMeta* m : cfg.locks)
+    if (x.rt_threads > cfg.threads_for(m->family))
+      return fmt::format("explore --rt-threads {}: {} has {} threads in this shape",
+                         x.rt_threads, m->name, cfg.threads_for(m->family));
   const CLI::App& ex = *raw.explore;
   if (ex.count("--replay") > 0) {
     if (x.replay.empty()) return "explore --replay: an empty code (give the code of a replay line)";

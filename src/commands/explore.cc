@@ -72,6 +72,9 @@ std::string replay_flags(const LockMeta& meta, const ExploreShape& shape,
     f += " --time-jump " + format_duration(std::chrono::nanoseconds(x.time_jump_ns));
   if (x.handoff_after_ns != defaults.handoff_after_ns)
     f += " --handoff-after " + format_duration(std::chrono::nanoseconds(x.handoff_after_ns));
+  // The CPUs and priorities decide who may run: a replay's are the recording's.
+  if (x.virtual_cpus > 0) f += fmt::format(" --virtual-cpus {}", x.virtual_cpus);
+  if (x.rt_threads > 0) f += fmt::format(" --rt-threads {}", x.rt_threads);
   return f + fmt::format(" --ops {}{}{}", shape.ops, x.signals ? " --signals" : "",
                          x.memory != ExploreMemory::kSc
                              ? fmt::format(" --memory {}", memory_name(x.memory))
@@ -634,6 +637,14 @@ int run_explore(const RunConfig& cfg, const Output& out) {
                                    : std::string()) +
                               (cfg.explore.memory != ExploreMemory::kSc
                                    ? fmt::format(", memory model {}", memory_name(cfg.explore.memory))
+                                   : "") +
+                              (cfg.explore.virtual_cpus > 0
+                                   ? fmt::format(", on {} CPU{}", cfg.explore.virtual_cpus,
+                                                 cfg.explore.virtual_cpus == 1 ? "" : "s")
+                                   : "") +
+                              (cfg.explore.rt_threads > 0
+                                   ? fmt::format(", the last {} real-time (arriving at a step)",
+                                                 cfg.explore.rt_threads)
                                    : "") +
                               split_text(cfg.explore),
                           cfg.explore.time_ns > 0

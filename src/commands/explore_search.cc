@@ -53,6 +53,8 @@ ctl::Options base_options(const RunConfig& cfg) {
   o.time_jumps = cfg.explore.time_jumps;
   o.time_jump_ns = cfg.explore.time_jump_ns;
   o.interrupts = cfg.explore.interrupts;
+  o.virtual_cpus = cfg.explore.virtual_cpus;
+  o.rt_threads = cfg.explore.rt_threads;
   o.memory = cfg.explore.memory == ExploreMemory::kC11   ? ctl::Memory::kC11
              : cfg.explore.memory == ExploreMemory::kTso ? ctl::Memory::kTso
                                                          : ctl::Memory::kSc;

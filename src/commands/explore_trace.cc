@@ -66,6 +66,9 @@ std::string step_value(const ctl::Step& s, const ExploreShape& shape) {
   if (s.interrupt)
     value += std::string(value.empty() ? "" : "  ") +
              "(an interrupt arrives on this CPU: its handler runs next)";
+  if (s.arrived)
+    value += std::string(value.empty() ? "" : "  ") +
+             "(a real-time thread arrives: its first step, preempting its CPU)";
   return value;
 }
 
@@ -80,7 +83,7 @@ std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const Ex
     return a.thread == b.thread && std::string_view(a.what) == b.what && a.word == b.word &&
            a.has_value == b.has_value && a.before == b.before && a.after == b.after &&
            a.older == b.older && a.early == b.early && a.tick == b.tick && a.jump_ns == b.jump_ns &&
-           a.foreign_wake == b.foreign_wake && a.interrupt == b.interrupt;
+           a.foreign_wake == b.foreign_wake && a.interrupt == b.interrupt && a.arrived == b.arrived;
   };
   struct Group {
     std::size_t first, count, period;  // `count` times the `period` steps from `first`
@@ -127,12 +130,12 @@ std::vector<std::string> explore_trace_lines(const ExploredSchedule& e, const Ex
   std::vector<std::size_t> earlier;
   for (std::size_t i = 0; i < shown_from; ++i)
     if (trace[i].older > 0 || trace[i].early || trace[i].tick || trace[i].jump_ns > 0 ||
-        trace[i].foreign_wake || trace[i].interrupt)
+        trace[i].foreign_wake || trace[i].interrupt || trace[i].arrived)
       earlier.push_back(i);
   if (!earlier.empty()) {
     const std::size_t skipped = earlier.size() > kEarlierOlder ? earlier.size() - kEarlierOlder : 0;
     lines.push_back(fmt::format("{:>7}  (earlier: the chosen events, loads that read an older "
-                                "store, stores placed early, ticks, time jumps, wake-ups from another wake_q and interrupts{})",
+                                "store, stores placed early, ticks, time jumps, wake-ups from another wake_q, interrupts and arrivals{})",
                                 "",
                                 skipped ? fmt::format(", the last {} of {}", kEarlierOlder,
                                                       earlier.size())

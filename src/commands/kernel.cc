@@ -604,6 +604,19 @@ std::vector<PortfolioEntry> explore_portfolio(std::string_view suffix) {
     add(0, 3, 1, "pct:depth=5", 2, "c11", true, false);
     add(0, 3, 1, "exhaustive:preemptions=2", 2, "c11", false, false);
   }
+  // Priorities (the files that ask rt_task(): rwsem.c): every thread on
+  // one CPU, the last real-time, arriving at a step of the schedule, so
+  // that a real-time waiter that spins where a normal thread of its CPU
+  // was preempted before it finished (a count taken, the owner not yet
+  // set) spins for good (explore --virtual-cpus, --rt-threads: a livelock
+  // that names the thread kept off; 48dfb5d2560d and 3f5245538a19 in the
+  // corpus).
+  if (suffix == "rwsem") {
+    add(1, 2, 0, "random", 2, "sc", false, false);
+    entries.back().args.insert(entries.back().args.end(),
+                               {"--virtual-cpus", "1", "--rt-threads", "1"});
+    entries.back().label += " 1 CPU rt";
+  }
   // Starvation: fair schedules, long enough for the others to come back
   // many times while one waits (no memory model: a wait's length is not
   // an ordering question; time jumps let rwsem.c's 4 jiffies pass).

@@ -161,6 +161,11 @@ struct RunConfig {
     // handler in task context (exhaustive: every one offered is searched,
     // N along a schedule at most).
     int interrupts = 0;
+    // --virtual-cpus K, --rt-threads N: the threads on K CPUs, the last N
+    // real-time (controlled.h Options::virtual_cpus, rt_threads); 0: a
+    // CPU each, none real-time. Part of a schedule's shape (replay lines).
+    int virtual_cpus = 0;
+    int rt_threads = 0;
     std::uint64_t time_jump_ns = 20'000'000;
     bool signals = false;            // --signals: a spurious wake of a killable sleep kills
     // --fair: schedules fair within a bound (controlled.h

@@ -75,6 +75,29 @@ struct Run {
     spurious_left = o.spurious_wakes;
     expiry_left = o.expiries;
     at.assign(std::size_t(n), "start");
+    held.assign(std::size_t(n), 0);
+    waiting.assign(std::size_t(n), false);
+    arrived_now.assign(std::size_t(n), false);
+    rt.assign(std::size_t(n), 0);
+    for (int i = std::max(0, n - o.rt_threads); i < n; ++i) rt[std::size_t(i)] = 1;
+    if (o.virtual_cpus > 0) last_on.assign(std::size_t(o.virtual_cpus), -1);
+    // A real-time thread sharing a CPU arrives when it wakes, at a step
+    // of the schedule (sampling: drawn among the first k, as PCT's change
+    // points are; a replay and the exhaustive search's extension: where
+    // the recorded choice wakes it, or once nobody else can run), and
+    // then preempts: had it run from the start, it would always be ahead
+    // of the threads of its CPU.
+    arrive_at.assign(std::size_t(n), 0);
+    if (o.virtual_cpus > 0)
+      for (int i = 0; i < n; ++i)
+        if (rt[std::size_t(i)] > 0) {
+          state[std::size_t(i)] = State::kBlocked;
+          blocked_on[std::size_t(i)] = &arrival_word;
+          arrive_at[std::size_t(i)] =
+              o.replay.empty() && o.strategy != Strategy::kFirst
+                  ? 1 + rng() % std::max<std::uint64_t>(1, o.pct_steps)
+                  : UINT64_MAX;
+        }
     ready.reserve(std::size_t(n));
     moving.reserve(std::size_t(n));
     if (options.strategy == Strategy::kPct) {
@@ -141,6 +164,13 @@ struct Run {
   std::size_t event_at = SIZE_MAX;   // the step whose event (step_event) was decided last
   std::size_t step_trace = SIZE_MAX;  // the trace index of the running thread's step
   std::vector<const char*> at;  // where each thread last stopped
+  std::vector<int> held;        // preempt_hold(): preemption or interrupts off, nesting
+  std::vector<bool> waiting;    // at a harness_wait() turn: as if asleep, for its CPU
+  std::vector<int> rt;          // real-time priority (Options::rt_threads); 0: normal
+  std::vector<int> last_on;     // Options::virtual_cpus: the thread that ran last on each
+  char arrival_word = 0;        // what a real-time thread not yet arrived is blocked on
+  std::vector<bool> arrived_now;  // ... and one that arrived: its next step says so
+  std::vector<std::uint64_t> arrive_at;  // ... and the step it arrives at (sampling)
   std::vector<int> priority;    // PCT
   std::vector<std::uint64_t> change_at;  // PCT: steps whose runner drops; kBounded: may switch
   std::unordered_map<const void*, std::uint64_t> touched;  // pct_conflicts: by which threads
@@ -157,6 +187,11 @@ struct Run {
   // (the clock jumps to its deadline), any other is woken for no reason.
   int wake_chosen(int i) {
     const std::size_t u = std::size_t(i);
+    if (blocked_on[u] == &arrival_word) {  // a real-time thread arrives
+      unblock(u);
+      arrived_now[u] = true;
+      return i;
+    }
     if (blocked_until[u] != 0) {
       if (blocked_until[u] > now()) skipped_ns += blocked_until[u] - now();
       expired[u] = true;
@@ -204,6 +239,8 @@ struct Run {
     signalled = false;
     const int next = choose_thread(me);
     if (next >= 0) ready_from[std::size_t(next)] = steps;
+    if (next >= 0 && options.virtual_cpus > 0 && !waiting[std::size_t(next)])
+      last_on[std::size_t(cpu_of(next))] = next;
     const bool sampling = options.replay.empty() && options.strategy != Strategy::kFirst;
     if (next >= 0 && sampling && signal_left > 0 && checking[std::size_t(next)] &&
         rng() % 4 == 0) {
@@ -213,15 +250,48 @@ struct Run {
     return next;
   }
 
+  // Options::virtual_cpus: thread i's CPU.
+  int cpu_of(int i) const { return i % options.virtual_cpus; }
+
+  // Whether runnable thread i is kept off its virtual CPU: another
+  // runnable thread holds the CPU (it ran there last, with preemption or
+  // interrupts off), or one of higher priority is runnable there.
+  // (A thread at a harness_wait() turn competes for nothing.) Of two
+  // holders (one held its CPU as it went to sleep, and another took the
+  // CPU meanwhile) the one that ran there last goes on.
+  bool holds_cpu(int j) const {
+    const std::size_t u = std::size_t(j);
+    return state[u] == State::kRunnable && !waiting[u] && held[u] > 0;
+  }
+  bool held_off(int i) const {
+    if (options.virtual_cpus <= 0 || waiting[std::size_t(i)]) return false;
+    const int cpu = cpu_of(i);
+    int holder = last_on[std::size_t(cpu)];
+    if (holder < 0 || !holds_cpu(holder)) {
+      holder = -1;
+      for (int j = cpu; j < n && holder < 0; j += options.virtual_cpus)
+        if (holds_cpu(j)) holder = j;
+    }
+    if (holder >= 0) return holder != i;
+    for (int j = cpu; j < n; j += options.virtual_cpus)
+      if (state[std::size_t(j)] == State::kRunnable && !waiting[std::size_t(j)] &&
+          rt[std::size_t(j)] > rt[std::size_t(i)])
+        return true;
+    return false;
+  }
+
   int choose_thread(int me) {
     wake_timed_out();
     ready.clear();
     moving.clear();
     for (int i = 0; i < n; ++i)
-      if (state[std::size_t(i)] == State::kRunnable) {
+      if (state[std::size_t(i)] == State::kRunnable && !held_off(i)) {
         ready.push_back(i);
         if (!spinning[std::size_t(i)]) moving.push_back(i);
       }
+    if (moving.empty())  // (nobody else can move: a real-time thread arrives now)
+      for (int i = 0; i < n; ++i)
+        if (blocked_on[std::size_t(i)] == &arrival_word && !held_off(i)) return wake_chosen(i);
     if (ready.empty()) {
       schedule.outcome = Outcome::kDeadlock;
       return -1;
@@ -244,11 +314,12 @@ struct Run {
     const std::vector<int>& pool = moving;
     const bool me_in_pool = me >= 0 && std::find(pool.begin(), pool.end(), me) != pool.end();
     Decision d{0, me >= 0 && state[std::size_t(me)] == State::kRunnable &&
-                      !spinning[std::size_t(me)], me};
+                      !spinning[std::size_t(me)] && !held_off(me), me};
     for (int i : pool) d.eligible |= std::uint64_t(1) << (i & 63);
     for (int i = 0; i < n; ++i) {
       const std::uint64_t bit = std::uint64_t(1) << (i & 63);
-      if (state[std::size_t(i)] == State::kBlocked)
+      // (a sleeper woken by a choice runs next: only one its CPU would let run)
+      if (state[std::size_t(i)] == State::kBlocked && !held_off(i))
         (blocked_until[std::size_t(i)] != 0 ? d.timed : d.sleeping) |= bit;
       else if (checking[std::size_t(i)] && (d.eligible & bit)) d.checking |= bit;
     }
@@ -284,6 +355,10 @@ struct Run {
       if (signal && checking[std::size_t(want)]) signal_now[std::size_t(want)] = signalled = true;
       return want;
     }
+    for (int i = 0; i < n; ++i)  // a real-time thread whose step came, where its CPU lets it
+      if (blocked_on[std::size_t(i)] == &arrival_word && arrive_at[std::size_t(i)] <= steps &&
+          !held_off(i))
+        return wake_chosen(i);
     if (expiry_left > 0 && d.timed != 0 && rng() % 8 == 0) {
       --expiry_left;
       return wake_chosen(pick_bit(d.timed));
@@ -340,7 +415,9 @@ struct Run {
     for (int i = 0; i < n; ++i) {
       const std::size_t u = std::size_t(i);
       if (state[u] == State::kDone) continue;
-      const char* kind = state[u] == State::kBlocked ? "blocked"
+      const char* kind = blocked_on[u] == &arrival_word ? "not arrived"
+                         : state[u] == State::kBlocked ? "blocked"
+                         : held_off(i)               ? "preempted"
                          : spinning[u]               ? "spinning"
                                                      : "runnable";
       out.push_back({i, kind, state[u] == State::kBlocked ? blocked_on[u] : nullptr, at[u]});
@@ -433,7 +510,9 @@ struct Run {
           std::uint64_t(blocked_until[u] != 0) << 15);
       mix(std::uint64_t(times_away[u]) << 32 | std::uint64_t(times_expired[u]) << 16 |
           std::uint64_t(times_slept[u]));
+      mix(std::uint64_t(held[u]));
     }
+    for (int t : last_on) mix(std::uint64_t(t + 1));
     mix(spin_streak);
     mix(now());
     if (options.harness_state) mix(options.harness_state());
@@ -499,7 +578,8 @@ struct Run {
       stop(Outcome::kLivelock);
       park_if_stopped(lock, me);
     }
-    if (next != me && state[std::size_t(me)] == State::kRunnable && !spinning[std::size_t(me)])
+    if (next != me && state[std::size_t(me)] == State::kRunnable && !spinning[std::size_t(me)] &&
+        !held_off(me))
       ++schedule.preemptions;
     if (next != me) pass_and_wait(lock, me, next);
     else schedule.choices.push_back(code(me));
@@ -516,6 +596,10 @@ struct Run {
     const std::size_t index = step_trace = schedule.trace.size();
     schedule.trace.push_back({me, what, word});
     schedule.trace.back().at = std::uint32_t(schedule.choices.size() - 1);
+    if (arrived_now[std::size_t(me)]) {
+      arrived_now[std::size_t(me)] = false;
+      schedule.trace.back().arrived = true;
+    }
     schedule.digest = (schedule.digest ^ std::hash<std::string_view>{}(what)) * 0x100000001b3ULL +
                       std::uint64_t(me) + 1;
     return index;
@@ -825,6 +909,18 @@ void spin(const char* what) {
   r->step(lock, tl_index, what);
 }
 
+void harness_wait(const char* what) {
+  Run* r = tl_run;
+  if (!r) return;
+  std::unique_lock lock(r->mutex);
+  const std::size_t me = std::size_t(tl_index);
+  r->spinning[me] = true;
+  r->unplaced[me] = false;
+  r->waiting[me] = true;
+  r->step(lock, tl_index, what);
+  r->waiting[me] = false;
+}
+
 void access(const void* word, const char* what) {
   Run* r = tl_run;
   if (!r) return;
@@ -1112,6 +1208,29 @@ std::uint64_t now_ns() {
 }
 
 int current_cpu() { return tl_run ? tl_index : sched_getcpu(); }
+
+void preempt_hold(int delta) {
+  Run* r = tl_run;
+  if (!r || r->options.virtual_cpus <= 0) return;
+  std::lock_guard lock(r->mutex);
+  r->opaque_step();
+  int& held = r->held[std::size_t(tl_index)];
+  held = std::max(0, held + delta);
+}
+
+int rt_priority(int i) {
+  Run* r = tl_run;
+  if (!r || i < 0 || i >= r->n) return 0;
+  return r->rt[std::size_t(i)];  // (fixed for the run: no lock needed)
+}
+
+bool preempted(int i) {
+  Run* r = tl_run;
+  if (!r || i < 0 || i >= r->n || r->options.virtual_cpus <= 0) return false;
+  std::lock_guard lock(r->mutex);
+  r->opaque_step();
+  return r->state[std::size_t(i)] == State::kRunnable && r->held_off(i);
+}
 
 void name_object(const void* begin, std::size_t size, const char* what) {
   Run* r = tl_run;

@@ -132,6 +132,19 @@ struct Options {
   // schedules that posted work.
   int interrupts = 0;
   std::uint64_t time_jump_ns = 20'000'000;
+  // Virtual CPUs and priorities (explore --virtual-cpus K, --rt-threads
+  // N; docs/explore.md, "Priorities"): thread i runs on CPU i mod K (0:
+  // every thread on a CPU of its own), and the last N threads are
+  // real-time (SCHED_FIFO, one priority above the others'). On a CPU, a
+  // runnable thread that holds it (preemption or interrupts off:
+  // preempt_hold(), and it ran there last) is the only one that may run;
+  // else only its highest-priority runnable threads may. A real-time
+  // spinner that waits for a lower-priority thread of its own CPU then
+  // spins for good, as on a kernel without RT throttling: a livelock,
+  // whose states name the thread kept off its CPU ("preempted"). What a
+  // thread is asked about (rt_priority(), preempted()) is exact.
+  int virtual_cpus = 0;
+  int rt_threads = 0;
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
   // From this step on a schedule is fair whatever the strategy: the
   // runnable threads take turns (controlled.cc choose_thread), so that a
@@ -218,6 +231,7 @@ struct Step {
   bool tick = false;   // a tick came at the step's need_resched() check (tick())
   bool foreign_wake = false;  // its wake_q_add() found the task on another wake_q (foreign_wake())
   bool interrupt = false;     // an interrupt arrived after it, and its handler ran (interrupt())
+  bool arrived = false;       // a real-time thread's first step (Options::rt_threads)
   std::uint64_t jump_ns = 0;  // time jumped by at the step's clock read (read_clock())
   std::uint64_t woke = 0;     // the threads a futex_wake() after the step woke (bit per thread)
   std::uint32_t at = 0;       // Options::footprints: the index of the choice that ran it
@@ -285,7 +299,7 @@ struct Schedule {
   // A deadlock or livelock: each unfinished thread's state.
   struct ThreadState {
     int thread;
-    const char* kind;  // "blocked", "spinning" or "runnable"
+    const char* kind;  // "blocked", "spinning", "runnable" or "preempted" (kept off its CPU)
     const void* word;  // blocked: the word it sleeps on
     const char* at;    // the point it stopped at (blocked: the sleep's)
   };
@@ -450,6 +464,11 @@ void* interrupt(bool force);
 std::uint64_t read_clock();
 // One busy-wait turn: the spinner runs again only when nobody else can.
 void spin(const char* what);
+// A busy-wait turn of the harness, not of the lock's code (a check that
+// waits for other threads' progress): as spin(), and under
+// Options::virtual_cpus the thread counts as asleep meanwhile: it keeps
+// no thread of its CPU off it, and none keeps it off.
+void harness_wait(const char* what);
 // An atomic access about to happen on `word`: the step is recorded; the
 // values follow with accessed() once the access is done. Only an access
 // that changed the word lets spinners look again (a failed cmpxchg or a
@@ -476,6 +495,18 @@ const NamedObject* object_of(const Schedule& s, const void* word);
 // The CPU a lock thinks it runs on: its thread index in a controlled run
 // (every thread on its own CPU), sched_getcpu() outside one.
 int current_cpu();
+// Options::virtual_cpus: the calling thread's preemption or interrupts
+// turned off (delta +1) or back on (-1), nesting; while the count is
+// above 0 and the thread runnable, no other thread of its virtual CPU
+// runs. Not a scheduling point; nothing without virtual CPUs.
+void preempt_hold(int delta);
+// Thread i's real-time priority (Options::rt_threads): 0 for a normal
+// thread, 0 outside a controlled run.
+int rt_priority(int i);
+// Whether thread i is runnable but kept off its virtual CPU (by a thread
+// of higher priority, or one that holds the CPU): the kernel's view of a
+// preempted task (not on a CPU). False without virtual CPUs.
+bool preempted(int i);
 
 // The memory model of a run with Options::model_memory (memory_model.h):
 // the calling thread's access to `size` bytes at `word`, once done, with its order (as

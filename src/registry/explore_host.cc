@@ -113,10 +113,17 @@ void* interrupt(int force) { return ctl::interrupt(force != 0); }
 
 int cpus() { return ctl::thread_count(); }
 
+void preempt_hold(int delta) { ctl::preempt_hold(delta); }
+
+int rt_priority(int thread) { return ctl::rt_priority(thread); }
+
+int preempted(int thread) { return ctl::preempted(thread) ? 1 : 0; }
+
 const rwstress_explore_host kHost = {
     RWSTRESS_EXPLORE_HOST_ABI, active, access, accessed, point, spin, host_futex_wait,
     host_futex_wake, now_ns, op_end, signal_check, model, model_load, plain_store, plain_load,
-    spin_judge, clock_read, foreign_wake, post_interrupt, interrupt, cpus,
+    spin_judge, clock_read, foreign_wake, post_interrupt, interrupt, cpus, preempt_hold,
+    rt_priority, preempted,
 };
 
 }  // namespace

@@ -317,7 +317,7 @@ void model_synchronize() {
   // idle), and the updater after the end sees every section that was
   // inside.
   controlled::model_fence_everyone();
-  while (waiting()) controlled::spin("synchronize_rcu: waiting for a grace period");
+  while (waiting()) controlled::harness_wait("synchronize_rcu: waiting for a grace period");
   --m.synchronizing;
   controlled::model_fence_everyone();
 }
@@ -430,7 +430,8 @@ void model_killed() {
   };
   controlled::set_away(true);
   controlled::point("killed: away");  // the others may look at who is away
-  while (!moved_on()) controlled::spin("killed: away until another thread completes an operation");
+  while (!moved_on())
+    controlled::harness_wait("killed: away until another thread completes an operation");
   controlled::set_away(false);
 }
 

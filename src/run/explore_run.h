@@ -455,7 +455,7 @@ void wait_for_admitted_readers(Shared<Lock>& s, const std::vector<QueuedReader>&
   };
   s.downgrader_waiting = true;
   while (still_out() && s.writers_waiting == 0)
-    controlled::spin("downgraded: waiting for the queued readers to get in");
+    controlled::harness_wait("downgraded: waiting for the queued readers to get in");
   s.downgrader_waiting = false;
 }
 

@@ -25,7 +25,41 @@ static void qspinlock_init(struct qspinlock *lock) {
   *lock = (struct qspinlock)__ARCH_SPIN_LOCK_UNLOCKED;
 }
 
-static void glue_irq_read_lock(void *lock) { queued_read_lock((struct qrwlock *)lock); }
+/* read_lock() and spin_lock() disable preemption for the hold, which
+ * explore --virtual-cpus hears of (no other thread of the CPU runs). */
+static void glue_irq_read_lock(void *lock) {
+  __rwsk_preempt_hold(1);
+  queued_read_lock((struct qrwlock *)lock);
+}
+
+static void glue_read_unlock(struct qrwlock *lock) {
+  queued_read_unlock(lock);
+  __rwsk_preempt_hold(-1);
+}
+
+static int glue_read_trylock(struct qrwlock *lock) {
+  __rwsk_preempt_hold(1);
+  if (queued_read_trylock(lock)) return 1;
+  __rwsk_preempt_hold(-1);
+  return 0;
+}
+
+static void glue_spin_lock(struct qspinlock *lock) {
+  __rwsk_preempt_hold(1);
+  queued_spin_lock(lock);
+}
+
+static void glue_spin_unlock(struct qspinlock *lock) {
+  queued_spin_unlock(lock);
+  __rwsk_preempt_hold(-1);
+}
+
+static int glue_spin_trylock(struct qspinlock *lock) {
+  __rwsk_preempt_hold(1);
+  if (queued_spin_trylock(lock)) return 1;
+  __rwsk_preempt_hold(-1);
+  return 0;
+}
 
 static void glue_read_lock(struct qrwlock *lock) {
   GLUE_EVERY_SECOND_IN_INTERRUPT(glue_irq_read_lock, lock);
@@ -57,10 +91,10 @@ static int glue_write_trylock(struct qrwlock *lock) {
 }
 
 RWSTRESS_KERNEL_RWSEM_OPS(upstream_qrwlock, GLUE_NAME("qrwlock"), struct qrwlock, qrwlock_init,
-                          glue_read_lock, queued_read_unlock, glue_write_lock,
-                          glue_write_unlock, queued_read_trylock, glue_write_trylock, NULL,
+                          glue_read_lock, glue_read_unlock, glue_write_lock,
+                          glue_write_unlock, glue_read_trylock, glue_write_trylock, NULL,
                           .fairness = RWSTRESS_FAIRNESS_TASK_FAIR, .flags = RWSTRESS_LOCK_SPINS);
 RWSTRESS_KERNEL_MUTEX_OPS(upstream_qspinlock, GLUE_NAME("qspinlock"), struct qspinlock,
-                          qspinlock_init, queued_spin_lock, queued_spin_unlock,
-                          queued_spin_trylock, .flags = RWSTRESS_LOCK_SPINS);
+                          qspinlock_init, glue_spin_lock, glue_spin_unlock,
+                          glue_spin_trylock, .flags = RWSTRESS_LOCK_SPINS);
 RWSTRESS_KERNEL_PLUGIN(&upstream_qrwlock, &upstream_qspinlock)

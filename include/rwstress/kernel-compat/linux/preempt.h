@@ -7,10 +7,19 @@
 
 /* A preemption-disabled region is an RCU read-side section, as in a kernel
  * since 5.0: synchronize_rcu() waits for it (the host's urcu-memb). It
- * nests. Preemption itself is not disabled: the host's scheduler still
- * preempts the thread. */
-#define preempt_disable() ((__rwsk_host()->rcu_read_lock)())
-#define preempt_enable() ((__rwsk_host()->rcu_read_unlock)())
+ * nests. Preemption itself is not disabled in a timed run: the host's
+ * scheduler still preempts the thread. In the explore build the
+ * scheduler hears of it (and of interrupts off, and of a spin lock's
+ * hold, which disables preemption in the kernel): under explore
+ * --virtual-cpus no other thread of the thread's virtual CPU runs
+ * meanwhile (docs/explore.md, "Priorities"). */
+#ifdef RWSTRESS_KERNEL_EXPLORE
+#define __rwsk_preempt_hold(delta) rwstress_explore_preempt_hold(delta)
+#else
+#define __rwsk_preempt_hold(delta) ((void)0)
+#endif
+#define preempt_disable() ((__rwsk_host()->rcu_read_lock)(), __rwsk_preempt_hold(1))
+#define preempt_enable() (__rwsk_preempt_hold(-1), (__rwsk_host()->rcu_read_unlock)())
 #define preempt_enable_no_resched() preempt_enable()
 #define preempt_count() 0
 #define preemptible() 1
@@ -50,26 +59,31 @@ __attribute__((__weak__, __visibility__("hidden"))) __thread struct __rwsk_irq_s
 #define in_hardirq() in_interrupt()
 #define in_task() (!in_interrupt())
 #define irqs_disabled() (__rwsk_irq.off != 0 || in_interrupt())
+/* Interrupts off hold the thread's virtual CPU (no preemption either). */
+static inline void __rwsk_irqs_set(int off) {
+  if (off != __rwsk_irq.off) __rwsk_preempt_hold(off ? 1 : -1);
+  __rwsk_irq.off = off;
+}
 #define local_irq_disable() \
   do {                      \
-    __rwsk_irq.off = 1;     \
+    __rwsk_irqs_set(1);     \
     barrier();              \
   } while (0)
 #define local_irq_enable() \
   do {                     \
     barrier();             \
-    __rwsk_irq.off = 0;    \
+    __rwsk_irqs_set(0);    \
   } while (0)
 #define local_irq_save(flags)                 \
   do {                                        \
     (flags) = (unsigned long)__rwsk_irq.off;  \
-    __rwsk_irq.off = 1;                       \
+    __rwsk_irqs_set(1);                       \
     barrier();                                \
   } while (0)
 #define local_irq_restore(flags)    \
   do {                              \
     barrier();                      \
-    __rwsk_irq.off = (int)(flags);  \
+    __rwsk_irqs_set((int)(flags));  \
   } while (0)
 #else
 /* (the timed build: no interrupt ever arrives, and an irqsave in a fast
@@ -112,10 +126,12 @@ static inline void __rwsk_irq_handle(struct __rwsk_irq_work *w) {
    * then run without the poster's view (a read hold released in a handler
    * not ordered after the reader's section: a false ordering FAIL). */
   (void)__rwsk_XP(&w->posted, "interrupt: handler", __rwsk_op_load, __ATOMIC_SEQ_CST);
+  __rwsk_preempt_hold(1); /* (a handler is never preempted) */
   __rwsk_irq.in_irq = 1;
   __rwsk_irq.off = 1;
   w->fn(w->arg);
   __rwsk_irq = was;
+  __rwsk_preempt_hold(-1);
   __rwsk_XPV(&w->done, "interrupt: handler done", __rwsk_op_store, 1, __ATOMIC_RELEASE);
 }
 /* Whether this run takes interrupts (explore --interrupts). */

@@ -288,14 +288,25 @@ static inline long __rwsk_schedule_timeout(long timeout, const char *file, int l
   ({ __set_current_state(TASK_UNINTERRUPTIBLE); schedule_timeout(t); })
 #define yield() (__rwsk_rescheduled(current), (void)sched_yield())
 #define task_is_running(t) (READ_ONCE((t)->__state) == TASK_RUNNING)
+/* Real-time tasks and preempted CPUs: explore --rt-threads and
+ * --virtual-cpus (docs/explore.md, "Priorities"); a task's slot is its
+ * thread's index in a controlled run. Elsewhere every task is a normal
+ * one, on a CPU of its own. */
+#ifdef RWSTRESS_KERNEL_EXPLORE
+#define rt_task(t) (rwstress_explore_rt_priority((t)->cpu) > 0)
+#define vcpu_is_preempted(cpu) (rwstress_explore_preempted((int)(cpu)) != 0)
+#else
 #define rt_task(t) 0
-#define rt_or_dl_task(t) 0
-#define dl_task(t) 0
-#define rt_or_dl_task_policy(t) 0
 #define vcpu_is_preempted(cpu) false
-/* Whether a lock owner runs: false while it is parked in schedule(). A
- * thread the host's scheduler preempted still counts as running (as a
- * preempted task does in the kernel until it is switched out). */
+#endif
+#define rt_or_dl_task(t) rt_task(t)
+#define dl_task(t) 0
+#define rt_or_dl_task_policy(t) rt_or_dl_task(t)
+/* Whether a lock owner runs: false while it is parked in schedule(), and
+ * (explore --virtual-cpus) while a thread of higher priority keeps it off
+ * its CPU. A thread the host's scheduler preempted in a timed run still
+ * counts as running (as a preempted task does in the kernel until it is
+ * switched out). */
 static inline bool owner_on_cpu(struct task_struct *owner) {
   return READ_ONCE(owner->on_cpu) && !vcpu_is_preempted(task_cpu(owner));
 }

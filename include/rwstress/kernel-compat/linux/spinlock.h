@@ -44,6 +44,7 @@ static inline void __rwsk_raw_spin_lock(raw_spinlock_t *l, int subclass, const c
     __rwsk_host()->lock_acquire(l, l->lock_class, subclass, 0, file, line);
     __rwsk_lock_irq_state(l, file, line);
   }
+  __rwsk_preempt_hold(1); /* spin_lock() disables preemption, then spins */
   while (unlikely(__rwsk_XP(&l->locked, "raw_spin_lock", __rwsk_op_xchg, 1, __ATOMIC_ACQUIRE))) {
     while (__rwsk_XP(&l->locked, "raw_spin_lock: wait", __rwsk_op_load, __ATOMIC_RELAXED))
       cpu_relax();
@@ -59,6 +60,7 @@ static inline int __rwsk_raw_spin_trylock(raw_spinlock_t *l, const char *file, i
     __rwsk_host()->lock_acquire(l, l->lock_class, 0, 1, file, line);
     __rwsk_lock_irq_state(l, file, line);
   }
+  __rwsk_preempt_hold(1);
   __rwsk_spin_acquired(l);
   return 1;
 }
@@ -71,6 +73,7 @@ static inline void __rwsk_raw_spin_unlock(raw_spinlock_t *l, const char *file, i
   me->spin_depth--;
   if (__rwsk_lock_order_on()) __rwsk_host()->lock_release(l);
   __rwsk_XPV(&l->locked, "raw_spin_unlock", __rwsk_op_store, 0, __ATOMIC_RELEASE);
+  __rwsk_preempt_hold(-1);
   /* wait-unlock: what was decided under the lock is not yet acted on (a
    * waiter about to check for a signal, a releaser about to wake). */
   __rwsk_host()->at(RWSTRESS_KPOINT_WAIT_UNLOCK);
