@@ -314,9 +314,13 @@ BOOST_AUTO_TEST_CASE(a_real_time_spinner_keeps_a_thread_of_its_cpu_off_it) {
                  }) == 1);
       BOOST_TEST(sh->rt_seen.load() == 1);
       BOOST_TEST(sh->normal_seen.load() == 0);
-      ctl::Options again = o;  // the arrival is a choice of the code: it replays
+      // The arrival is a choice of the code: it replays from the choices a
+      // replay line keeps (a decision recorded for every choice, and one
+      // more for the step the livelock was called at).
+      BOOST_TEST(stuck.decisions.size() == stuck.choices.size() + 1);
+      ctl::Options again = o;
       again.strategy = ctl::Strategy::kFirst;
-      again.replay = stuck.choices;
+      again.replay = ctl::essential_choices(stuck);
       const ctl::Schedule replayed = ctl::run(2, again, body_of(std::make_shared<Shared>(), false));
       BOOST_TEST((replayed.outcome == ctl::Outcome::kLivelock));
       BOOST_TEST(replayed.digest == stuck.digest, "seed " << seed);

@@ -289,10 +289,13 @@ struct Run {
         ready.push_back(i);
         if (!spinning[std::size_t(i)]) moving.push_back(i);
       }
-    if (moving.empty())  // (nobody else can move: a real-time thread arrives now)
-      for (int i = 0; i < n; ++i)
-        if (blocked_on[std::size_t(i)] == &arrival_word && !held_off(i)) return wake_chosen(i);
-    if (ready.empty()) {
+    // Nobody else can move: a real-time thread not yet arrived arrives now
+    // (below, once the decision is recorded: a replay takes its choice).
+    int arriving = -1;
+    if (moving.empty())
+      for (int i = 0; i < n && arriving < 0; ++i)
+        if (blocked_on[std::size_t(i)] == &arrival_word && !held_off(i)) arriving = i;
+    if (ready.empty() && arriving < 0) {
       schedule.outcome = Outcome::kDeadlock;
       return -1;
     }
@@ -302,7 +305,7 @@ struct Run {
     // after the one that ran): their turns only read, so their order
     // changes nothing until one of them writes, and no strategy may keep
     // one spinner running while another could end the wait.
-    if (moving.empty()) {
+    if (moving.empty() && !ready.empty()) {
       int next = ready.front();
       for (int i : ready)
         if (i > me) {
@@ -340,6 +343,7 @@ struct Run {
         if (i > me) return i;
       return pool.front();
     };
+    if (arriving >= 0 && step >= options.replay.size()) return wake_chosen(arriving);
     if (!options.replay.empty() || options.strategy == Strategy::kFirst) {
       if (step >= options.replay.size()) return fair ? in_turn() : me_in_pool ? me : pool.front();
       const int want = chosen_thread(options.replay[step]);
