@@ -142,7 +142,10 @@ struct Options {
   // spinner that waits for a lower-priority thread of its own CPU then
   // spins for good, as on a kernel without RT throttling: a livelock,
   // whose states name the thread kept off its CPU ("preempted"). What a
-  // thread is asked about (rt_priority(), preempted()) is exact.
+  // thread is asked about (rt_priority(), preempted()) is exact. A
+  // real-time thread that shares a CPU starts asleep and arrives at a step
+  // (random, pct, bounded: drawn among the first pct_steps; a replay: its
+  // recorded choice; any strategy: as soon as nobody else can move).
   int virtual_cpus = 0;
   int rt_threads = 0;
   std::uint64_t max_steps = 1'000'000;  // a longer schedule is a livelock
