@@ -26,6 +26,7 @@
 set -euo pipefail
 bin=$(readlink -f "$1")
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/scripts/kernel-plants.sh"
 cache=${RWSTRESS_KERNEL_CACHE:-$here/build/kernel-src}
 series=${RWSTRESS_CORPUS_SERIES:-6.12}
 read -r -a extra <<<"${RWSTRESS_CORPUS_ARGS:-}"
@@ -161,7 +162,7 @@ bug rwsem-preempt-write rwsem.c 48dfb5d2560d \
 # subject were checked against the stable backport's record.
 bug rwsem-preempt-read rwsem.c 3f5245538a19 \
   "locking/rwsem: Disable preemption at all down_read*() and up_read() code paths" found \
-  perl -0pe 's/(__down_read_common\(struct rw_semaphore \*sem, int state\)\n\{\n\tint ret = 0;\n\tlong count;\n\n)\tpreempt_disable\(\);\n(.*?)\tpreempt_enable\(\);\n(\treturn ret;\n\})/$1$2$3/s or die; s/(\tDEBUG_RWSEMS_WARN_ON\(sem->magic != sem, sem\);\n\n)\tpreempt_disable\(\);\n(\ttmp = atomic_long_read\(&sem->count\);\n.*?)\tpreempt_enable\(\);\n/$1$2/s or die; s/(\tDEBUG_RWSEMS_WARN_ON\(!is_rwsem_reader_owned\(sem\), sem\);\n\n)\tpreempt_disable\(\);\n(\trwsem_clear_reader_owned\(sem\);\n.*?)\tpreempt_enable\(\);\n/$1$2/s or die; s/(\t\tschedule)_preempt_disabled(\(\);\n\t\tlockevent_inc\(rwsem_sleep_reader\);)/$1$2/ or die'
+  perl -0pe "$PLANT_RWSEM_PREEMPTIBLE_READER"
 # 2022: a writer that set HANDOFF marked itself as the one that did
 # (waiter->handoff_set) even when it was not first, and the first waiter
 # inherited a HANDOFF bit it found set: the non-first writer, seeing its

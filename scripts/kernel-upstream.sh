@@ -32,6 +32,7 @@ bin=$(readlink -f "$1")
 shift
 cflags=("$@")
 here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/scripts/kernel-plants.sh"
 cache=${RWSTRESS_KERNEL_CACHE:-$here/build/kernel-src}
 mkdir -p "$cache"
 validate_time=${RWSTRESS_VALIDATE_TIME:-6s}
@@ -71,7 +72,7 @@ plant_reader_steal() {
 # WHAT (the part with a new shape) and a failure.
 plant_perl() {
   local src=$1 dst=$2 name=$3 what=$4 lines=$5 prog=$6
-  perl -0pe "$prog" "$src" >"$dst"
+  perl -0pe "$prog" "$src" >"$dst" 2>/dev/null || true  # (one that dies: a new shape, below)
   if [ "$(diff "$src" "$dst" | grep -c '^[<>]')" != "$lines" ]; then
     echo "kernel-upstream: $name: $what has a new shape; the check cannot plant its bug"
     return 1
@@ -86,14 +87,10 @@ plant_irq_unsafe_trylock() {
     's/(int __sched down_trylock\(struct semaphore \*sem\)\n\{\n.*?)raw_spin_lock_irqsave\(&sem->lock, flags\);(.*?)raw_spin_unlock_irqrestore\(&sem->lock, flags\);/$1raw_spin_lock(&sem->lock); (void)flags;$2raw_spin_unlock(&sem->lock);/s'
 }
 
-# rwsem.c SRC whose reader paths run with preemption on (before 2023's
-# "locking/rwsem: Disable preemption at all down_read*() and up_read()
-# code paths", 3f5245538a19): a reader adds its bias to the count before it
-# marks the lock reader-owned, and a real-time writer of its CPU that
-# preempts it there spins on the ownerless lock for good. Written to DST.
+# rwsem.c SRC with its reader paths preemptible (scripts/kernel-plants.sh),
+# written to DST.
 plant_preemptible_reader() {
-  plant_perl "$1" "$2" "$3" "rwsem.c's reader paths" 8 \
-    's/(__down_read_common\(struct rw_semaphore \*sem, int state\)\n\{\n\tint ret = 0;\n\tlong count;\n\n)\tpreempt_disable\(\);\n(.*?)\tpreempt_enable\(\);\n(\treturn ret;\n\})/$1$2$3/s; s/(\tDEBUG_RWSEMS_WARN_ON\(sem->magic != sem, sem\);\n\n)\tpreempt_disable\(\);\n(\ttmp = atomic_long_read\(&sem->count\);\n.*?)\tpreempt_enable\(\);\n/$1$2/s; s/(\tDEBUG_RWSEMS_WARN_ON\(!is_rwsem_reader_owned\(sem\), sem\);\n\n)\tpreempt_disable\(\);\n(\trwsem_clear_reader_owned\(sem\);\n.*?)\tpreempt_enable\(\);\n/$1$2/s; s/(\t\tschedule)_preempt_disabled(\(\);\n\t\tlockevent_inc\(rwsem_sleep_reader\);)/$1$2/'
+  plant_perl "$1" "$2" "$3" "rwsem.c (its reader paths)" 8 "$PLANT_RWSEM_PREEMPTIBLE_READER"
 }
 
 check_tree() {

@@ -78,8 +78,6 @@ struct Run {
     held.assign(std::size_t(n), 0);
     waiting.assign(std::size_t(n), false);
     arrived_now.assign(std::size_t(n), false);
-    rt.assign(std::size_t(n), 0);
-    for (int i = std::max(0, n - o.rt_threads); i < n; ++i) rt[std::size_t(i)] = 1;
     if (o.virtual_cpus > 0) last_on.assign(std::size_t(o.virtual_cpus), -1);
     // A real-time thread sharing a CPU arrives when it wakes, at a step
     // of the schedule (sampling: drawn among the first k, as PCT's change
@@ -90,7 +88,7 @@ struct Run {
     arrive_at.assign(std::size_t(n), 0);
     if (o.virtual_cpus > 0)
       for (int i = 0; i < n; ++i)
-        if (rt[std::size_t(i)] > 0) {
+        if (rt_of(i) > 0) {
           state[std::size_t(i)] = State::kBlocked;
           blocked_on[std::size_t(i)] = &arrival_word;
           arrive_at[std::size_t(i)] =
@@ -166,7 +164,6 @@ struct Run {
   std::vector<const char*> at;  // where each thread last stopped
   std::vector<int> held;        // preempt_hold(): preemption or interrupts off, nesting
   std::vector<bool> waiting;    // at a harness_wait() turn: as if asleep, for its CPU
-  std::vector<int> rt;          // real-time priority (Options::rt_threads); 0: normal
   std::vector<int> last_on;     // Options::virtual_cpus: the thread that ran last on each
   char arrival_word = 0;        // what a real-time thread not yet arrived is blocked on
   std::vector<bool> arrived_now;  // ... and one that arrived: its next step says so
@@ -187,7 +184,7 @@ struct Run {
   // (the clock jumps to its deadline), any other is woken for no reason.
   int wake_chosen(int i) {
     const std::size_t u = std::size_t(i);
-    if (blocked_on[u] == &arrival_word) {  // a real-time thread arrives
+    if (not_arrived(i)) {  // a real-time thread arrives
       unblock(u);
       arrived_now[u] = true;
       return i;
@@ -250,8 +247,12 @@ struct Run {
     return next;
   }
 
-  // Options::virtual_cpus: thread i's CPU.
+  // Options::virtual_cpus: thread i's CPU. Options::rt_threads: its
+  // real-time priority (the last rt_threads threads; 0: a normal one).
+  // Whether it is a real-time thread not yet arrived.
   int cpu_of(int i) const { return i % options.virtual_cpus; }
+  int rt_of(int i) const { return i >= n - options.rt_threads ? 1 : 0; }
+  bool not_arrived(int i) const { return blocked_on[std::size_t(i)] == &arrival_word; }
 
   // Whether runnable thread i is kept off its virtual CPU: another
   // runnable thread holds the CPU (it ran there last, with preemption or
@@ -275,7 +276,7 @@ struct Run {
     if (holder >= 0) return holder != i;
     for (int j = cpu; j < n; j += options.virtual_cpus)
       if (state[std::size_t(j)] == State::kRunnable && !waiting[std::size_t(j)] &&
-          rt[std::size_t(j)] > rt[std::size_t(i)])
+          rt_of(j) > rt_of(i))
         return true;
     return false;
   }
@@ -294,7 +295,7 @@ struct Run {
     int arriving = -1;
     if (moving.empty())
       for (int i = 0; i < n && arriving < 0; ++i)
-        if (blocked_on[std::size_t(i)] == &arrival_word && !held_off(i)) arriving = i;
+        if (not_arrived(i) && !held_off(i)) arriving = i;
     if (ready.empty() && arriving < 0) {
       schedule.outcome = Outcome::kDeadlock;
       return -1;
@@ -360,8 +361,7 @@ struct Run {
       return want;
     }
     for (int i = 0; i < n; ++i)  // a real-time thread whose step came, where its CPU lets it
-      if (blocked_on[std::size_t(i)] == &arrival_word && arrive_at[std::size_t(i)] <= steps &&
-          !held_off(i))
+      if (not_arrived(i) && arrive_at[std::size_t(i)] <= steps && !held_off(i))
         return wake_chosen(i);
     if (expiry_left > 0 && d.timed != 0 && rng() % 8 == 0) {
       --expiry_left;
@@ -419,7 +419,7 @@ struct Run {
     for (int i = 0; i < n; ++i) {
       const std::size_t u = std::size_t(i);
       if (state[u] == State::kDone) continue;
-      const char* kind = blocked_on[u] == &arrival_word ? "not arrived"
+      const char* kind = not_arrived(i)              ? "not arrived"
                          : state[u] == State::kBlocked ? "blocked"
                          : held_off(i)               ? "preempted"
                          : spinning[u]               ? "spinning"
@@ -904,26 +904,27 @@ std::uint64_t read_clock() {
   return now_ns();
 }
 
-void spin(const char* what) {
-  Run* r = tl_run;
-  if (!r) return;
-  std::unique_lock lock(r->mutex);
-  r->spinning[std::size_t(tl_index)] = true;
-  r->unplaced[std::size_t(tl_index)] = std::exchange(tl_next_spin_unplaced, false);
-  r->step(lock, tl_index, what);
-}
+namespace {
 
-void harness_wait(const char* what) {
+// spin() and harness_wait(): a busy-wait turn; `harness`, the harness's
+// (as if asleep for its CPU while it waits for its turn).
+void spin_turn(const char* what, bool harness) {
   Run* r = tl_run;
   if (!r) return;
   std::unique_lock lock(r->mutex);
   const std::size_t me = std::size_t(tl_index);
   r->spinning[me] = true;
-  r->unplaced[me] = false;
-  r->waiting[me] = true;
+  r->unplaced[me] = !harness && std::exchange(tl_next_spin_unplaced, false);
+  r->waiting[me] = harness;
   r->step(lock, tl_index, what);
   r->waiting[me] = false;
 }
+
+}  // namespace
+
+void spin(const char* what) { spin_turn(what, false); }
+
+void harness_wait(const char* what) { spin_turn(what, true); }
 
 void access(const void* word, const char* what) {
   Run* r = tl_run;
@@ -1225,7 +1226,7 @@ void preempt_hold(int delta) {
 int rt_priority(int i) {
   Run* r = tl_run;
   if (!r || i < 0 || i >= r->n) return 0;
-  return r->rt[std::size_t(i)];  // (fixed for the run: no lock needed)
+  return r->rt_of(i);  // (fixed for the run: no lock needed)
 }
 
 bool preempted(int i) {

@@ -59,6 +59,16 @@ static __attribute__((__noinline__, __unused__)) void glue_scribble_stack(void) 
       default: plain; break;                                                    \
     }                                                                           \
   } while (0)
+/* A trylock whose hold keeps preemption off, as read_trylock() and
+ * spin_trylock() do (explore --virtual-cpus hears of it, <linux/preempt.h>):
+ * held from the try, given back where it failed; its value. */
+#define GLUE_TRYLOCK_PREEMPT_HELD(call)                                         \
+  __extension__({                                                               \
+    __rwsk_preempt_hold(1);                                                     \
+    const int glue_took = (call);                                               \
+    if (!glue_took) __rwsk_preempt_hold(-1);                                    \
+    glue_took;                                                                  \
+  })
 /* fn(arg), every second call of the calling thread (at this call site) in
  * an interrupt handler (__rwsk_in_interrupt, <linux/preempt.h>: under
  * explore --interrupts; elsewhere at once), the others in task context:

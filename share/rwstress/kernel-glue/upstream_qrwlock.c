@@ -38,10 +38,7 @@ static void glue_read_unlock(struct qrwlock *lock) {
 }
 
 static int glue_read_trylock(struct qrwlock *lock) {
-  __rwsk_preempt_hold(1);
-  if (queued_read_trylock(lock)) return 1;
-  __rwsk_preempt_hold(-1);
-  return 0;
+  return GLUE_TRYLOCK_PREEMPT_HELD(queued_read_trylock(lock));
 }
 
 static void glue_spin_lock(struct qspinlock *lock) {
@@ -55,10 +52,7 @@ static void glue_spin_unlock(struct qspinlock *lock) {
 }
 
 static int glue_spin_trylock(struct qspinlock *lock) {
-  __rwsk_preempt_hold(1);
-  if (queued_spin_trylock(lock)) return 1;
-  __rwsk_preempt_hold(-1);
-  return 0;
+  return GLUE_TRYLOCK_PREEMPT_HELD(queued_spin_trylock(lock));
 }
 
 static void glue_read_lock(struct qrwlock *lock) {
