@@ -1134,7 +1134,12 @@ BOOST_AUTO_TEST_CASE(options_that_would_change_nothing_are_refused) {
            {{"explore", "--lock", "ticket", "--signals"}, "no killable or interruptible wait"},
            {{"explore", "--lock", "ticket", "--threads", "2", "--rt-threads", "3"},
             "ticket has 2 threads in this shape"},
-           {{"explore", "--lock", "ticket", "--virtual-cpus", "0"}, "--virtual-cpus"}}) {
+           {{"explore", "--lock", "ticket", "--virtual-cpus", "0"}, "--virtual-cpus"},
+           {{"explore", "--lock", "ticket", "--threads", "2", "--rt-threads", "1"},
+            "change nothing unless a real-time thread shares a CPU"},
+           {{"explore", "--lock", "ticket", "--threads", "2", "--virtual-cpus", "2", "--rt-threads",
+             "1"},
+            "change nothing unless a real-time thread shares a CPU"}}) {
     CliOutcome o = parse(args);
     BOOST_TEST(o.exit_code == 2, args.back());
     BOOST_TEST(o.output.find(says) != std::string::npos, o.output);

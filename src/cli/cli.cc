@@ -809,10 +809,20 @@ std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig
     if (cfg.threads_for(m->family) > kExploreMaxThreads)
       return fmt::format("explore: {} threads for {}; a controlled run takes at most {}",
                          cfg.threads_for(m->family), m->name, kExploreMaxThreads);
-  for (const LockMeta* m : cfg.locks)
-    if (x.rt_threads > cfg.threads_for(m->family))
+  for (const LockMeta* m : cfg.locks) {
+    const int threads = cfg.threads_for(m->family);
+    if (x.rt_threads > threads)
       return fmt::format("explore --rt-threads {}: {} has {} threads in this shape",
-                         x.rt_threads, m->name, cfg.threads_for(m->family));
+                         x.rt_threads, m->name, threads);
+    // (an in-tree lock neither asks rt_task() nor turns preemption off:
+    // only a shared CPU with a real-time thread on it changes its schedules)
+    const bool shared = x.virtual_cpus > 0 && x.virtual_cpus < threads;
+    if (!m->plugin && (x.virtual_cpus > 0 || x.rt_threads > 0) && !(shared && x.rt_threads > 0))
+      return fmt::format("explore --virtual-cpus/--rt-threads: for {} they change nothing unless "
+                         "a real-time thread shares a CPU (give --rt-threads N with "
+                         "--virtual-cpus K below its {} threads)",
+                         m->name, threads);
+  }
   const CLI::App& ex = *raw.explore;
   if (ex.count("--replay") > 0) {
     if (x.replay.empty()) return "explore --replay: an empty code (give the code of a replay line)";
