@@ -23,6 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "explore/fiber.h"
 #include "explore/memory_model.h"
 
 namespace rwstress::controlled {
@@ -126,6 +127,13 @@ struct Run {
   // of run() and the threads that finished wait on `over`.
   std::unique_ptr<std::atomic<std::uint32_t>[]> bell;
   std::condition_variable over;
+  // fiber::available(): the threads are user-level contexts on the
+  // caller's OS thread (contexts[n] the caller's own), each with the
+  // thread-local storage of a parked thread of its own (donors).
+  bool fibers = false;
+  std::vector<fiber::Context> contexts;
+  std::vector<std::unique_ptr<fiber::Donor>> donors;
+  std::vector<std::unique_ptr<fiber::Stack>> stacks;
   int current = -1;      // the one thread allowed to run
   bool stopped = false;  // the schedule ended early: nobody runs again
   bool ended = false;    // every body returned, or stopped
@@ -450,6 +458,7 @@ struct Run {
 
   // Tells `next` (current already) that it runs; returns with `lock` held.
   void ring(std::unique_lock<std::mutex>& lock, int next) {
+    if (fibers) return;  // (the switch is its waiting: sleep_once)
     std::atomic<std::uint32_t>& word = bell[std::size_t(next)];
     word.fetch_add(1, std::memory_order_relaxed);
     lock.unlock();
@@ -472,7 +481,17 @@ struct Run {
   // Sleeps until the bell of `me` rings (or the futex returns early). The
   // bell is read under the lock and rung under it, so a ring between the
   // unlock and the sleep has changed the word: the sleep returns at once.
+  // With fibers it switches to the context that runs now (the caller of
+  // run() once the schedule has ended), and returns when switched back.
   void sleep_once(std::unique_lock<std::mutex>& lock, int me) {
+    if (fibers) {
+      const int to = stopped || ended ? n : current;
+      if (to == me) return;
+      lock.unlock();
+      fiber::switch_to(contexts[std::size_t(me)], contexts[std::size_t(to)]);
+      lock.lock();
+      return;
+    }
     std::atomic<std::uint32_t>& word = bell[std::size_t(me)];
     const std::uint32_t seen = word.load(std::memory_order_relaxed);
     lock.unlock();
@@ -614,6 +633,7 @@ thread_local Run* tl_run = nullptr;
 thread_local int tl_index = -1;
 thread_local std::size_t tl_access = 0;  // the trace index of this thread's last access
 thread_local bool tl_next_spin_unplaced = false;  // spin_unplaced() was called
+thread_local int tl_tid = 0;  // with fibers: the donor's thread id (thread_tid())
 // A store told to the model before its step has its value (the kernel
 // layer's accesses tell the model inside the access, before accessed()):
 // the model takes it once accessed() says what the word held before it.
@@ -1212,6 +1232,8 @@ std::uint64_t now_ns() {
                            .count());
 }
 
+int thread_tid() { return tl_run && tl_tid > 0 ? tl_tid : int(gettid()); }
+
 int current_cpu() { return tl_run ? tl_index : sched_getcpu(); }
 
 void preempt_hold(int delta) {
@@ -1297,56 +1319,111 @@ bool keep_process_on_nth_cpu(int nth) {
   return false;
 }
 
+namespace {
+
+// A thread of the schedule, from its first turn to its end: returns once
+// it finished (or the schedule was stopped at its end) and the next runs.
+void run_thread(Run* r, const std::function<void(int)>& task, int i, const void* stack,
+                std::size_t stack_size) {
+  {
+    std::unique_lock lock(r->mutex);
+    if (stack) r->schedule.objects.push_back({stack, stack_size, i, "stack", true});
+    r->wait_turn(lock, i);
+    r->park_if_stopped(lock, i);
+    r->opaque_step();  // (what the body does before its first point)
+  }
+  task(i);
+  std::unique_lock lock(r->mutex);
+  r->settle_plain(i);
+  r->state[std::size_t(i)] = State::kDone;
+  r->at[std::size_t(i)] = "done";
+  if (++r->finished == r->n) {
+    r->ended = true;
+    r->over.notify_all();
+    return;
+  }
+  r->moved();
+  const int next = r->choose(-1);
+  if (next < 0) {
+    r->stop(r->schedule.outcome);
+    return;
+  }
+  r->current = next;
+  r->schedule.choices.push_back(r->code(next));
+  r->ring(lock, next);
+}
+
+struct FiberStart {
+  Run* run;
+  const std::function<void(int)>* task;
+  int index;
+};
+
+// A context's entry: the thread, then its CPU handed on for good (a
+// finished thread is never chosen; once the schedule has ended the caller
+// of run() takes it back).
+void fiber_main(void* arg) {
+  const FiberStart start = *static_cast<FiberStart*>(arg);
+  Run* r = start.run;
+  const auto u = std::size_t(start.index);
+  tl_run = r;
+  tl_index = start.index;
+  tl_tid = r->donors[u]->tid();
+  run_thread(r, *start.task, start.index, r->stacks[u]->base(), r->stacks[u]->size());
+  // Its thread-local destructors run on the donor's own thread, outside
+  // the run, as an OS thread's run once it left it.
+  tl_run = nullptr;
+  tl_index = -1;
+  tl_tid = 0;
+  std::unique_lock lock(r->mutex);
+  for (;;) r->sleep_once(lock, start.index);
+}
+
+}  // namespace
+
 Schedule run(int n, const Options& options, const std::function<void(int)>& body) {
   auto r = std::make_shared<Run>(n, options);
   auto task = std::make_shared<std::function<void(int)>>(body);
-  std::vector<std::thread> threads;
-  threads.reserve(std::size_t(n));
   const OnOneCpu pinned;
-  for (int i = 0; i < n; ++i)
-    threads.emplace_back([r, task, i] {
-      tl_run = r.get();
-      tl_index = i;
-      {
-        std::unique_lock lock(r->mutex);
+  r->fibers = fiber::available();
+  std::vector<std::thread> threads;
+  std::vector<FiberStart> starts;
+  if (r->fibers) {
+    r->contexts.resize(std::size_t(n) + 1);
+    r->contexts[std::size_t(n)].fs = fiber::current_fs();
+    starts.reserve(std::size_t(n));
+    for (int i = 0; i < n; ++i) {
+      r->donors.push_back(fiber::take_donor());
+      r->stacks.push_back(std::make_unique<fiber::Stack>());
+      starts.push_back({r.get(), task.get(), i});
+    }
+    for (int i = 0; i < n; ++i) {
+      const auto u = std::size_t(i);
+      r->contexts[u] = fiber::prepare(*r->stacks[u], r->donors[u]->fs(), &fiber_main, &starts[u]);
+    }
+  } else {
+    threads.reserve(std::size_t(n));
+    for (int i = 0; i < n; ++i)
+      threads.emplace_back([r, task, i] {
+        tl_run = r.get();
+        tl_index = i;
         pthread_attr_t attr;
         void* stack = nullptr;
         std::size_t stack_size = 0;
         if (pthread_getattr_np(pthread_self(), &attr) == 0) {
           pthread_attr_getstack(&attr, &stack, &stack_size);
           pthread_attr_destroy(&attr);
-          r->schedule.objects.push_back({stack, stack_size, i, "stack", true});
         }
-        r->wait_turn(lock, i);
-        r->park_if_stopped(lock, i);
-        r->opaque_step();  // (what the body does before its first point)
-      }
-      (*task)(i);
-      std::unique_lock lock(r->mutex);
-      r->settle_plain(i);
-      r->state[std::size_t(i)] = State::kDone;
-      r->at[std::size_t(i)] = "done";
-      if (++r->finished == r->n) {
-        r->ended = true;
-        r->over.notify_all();
-        return;
-      }
-      r->moved();
-      const int next = r->choose(-1);
-      if (next < 0) {
-        r->stop(r->schedule.outcome);
-        return;
-      }
-      r->current = next;
-      r->schedule.choices.push_back(r->code(next));
-      r->ring(lock, next);
-      // Exits (its thread-local destructors run) only once the schedule
-      // has ended: what they free or give back (a kernel task, its CPU
-      // slot) is not taken by a thread still running, at a moment the
-      // schedule does not decide.
-      r->over.wait(lock, [&] { return r->ended; });
-      tl_run = nullptr;
-    });
+        run_thread(r.get(), *task, i, stack, stack_size);
+        // Exits (its thread-local destructors run) only once the schedule
+        // has ended: what they free or give back (a kernel task, its CPU
+        // slot) is not taken by a thread still running, at a moment the
+        // schedule does not decide.
+        std::unique_lock lock(r->mutex);
+        r->over.wait(lock, [&] { return r->ended; });
+        tl_run = nullptr;
+      });
+  }
   Schedule result;
   {
     std::unique_lock lock(r->mutex);
@@ -1354,10 +1431,27 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
     r->current = first;
     r->schedule.choices.push_back(r->code(first));
     r->ring(lock, first);
-    r->over.wait(lock, [&] { return r->ended; });
+    if (r->fibers)
+      while (!r->ended) r->sleep_once(lock, n);
+    else
+      r->over.wait(lock, [&] { return r->ended; });
     result = r->schedule;
   }
   const bool all_done = result.outcome == Outcome::kDone;
+  if (r->fibers) {
+    if (all_done) {
+      for (auto& d : r->donors) fiber::give_back(std::move(d));  // (thread-local destructors run)
+      r->donors.clear();
+      r->stacks.clear();
+    } else {
+      // Stopped in the middle: the contexts keep their stacks and the
+      // donors their thread-local state, parked for good, as a stopped
+      // schedule's OS threads are (what the lock keeps may point there).
+      new std::shared_ptr<Run>(r);
+      new std::shared_ptr<std::function<void(int)>>(task);
+      new std::vector<FiberStart>(std::move(starts));
+    }
+  }
   for (std::thread& t : threads) {
     if (all_done)
       t.join();

@@ -498,6 +498,10 @@ const NamedObject* object_of(const Schedule& s, const void* word);
 // The CPU a lock thinks it runs on: its thread index in a controlled run
 // (every thread on its own CPU), sched_getcpu() outside one.
 int current_cpu();
+// The calling thread's kernel thread id (gettid()): in a run on user-level
+// contexts (fiber.h) its own donor thread's, so that every thread of the
+// schedule has its own, as a lock that records who waits expects.
+int thread_tid();
 // Options::virtual_cpus: the calling thread's preemption or interrupts
 // turned off (delta +1) or back on (-1), nesting; while the count is
 // above 0 and the thread runnable, no other thread of its virtual CPU

@@ -111,7 +111,7 @@ inline auto lock_word_peek(const Word& word) noexcept {
 // The calling thread's kernel thread id, as a lock records it in a waiter
 // it queues (a lock's handoff_waiter() names a waiter by it).
 inline int lock_thread_id() noexcept {
-  static thread_local const int tid = int(gettid());
+  static thread_local const int tid = controlled::thread_tid();
   return tid;
 }
 

@@ -133,7 +133,7 @@ rwstress_kernel_task* current_task() {
         std::size_t size = 0;
         if (void* area = fresh(t->cpu, &size)) controlled::name_object(area, size, "per-CPU");
       }
-    t->pid = int(gettid());
+    t->pid = controlled::thread_tid();
     t->usage = 1;
     t->on_cpu = 1;  // running: the layer clears it while the task is parked in schedule()
     LockOrder::instance().name_zeroed(&t->blocked_lock, kBlockedLockClass);
