@@ -27,6 +27,7 @@
 #include "commands/explore_trace.h"
 #include "locks/hooks.h"
 #include "explore/controlled.h"
+#include "explore/fiber.h"
 #include "explore/memory_model.h"
 #include "locks/busted/busted_rwlocks.h"
 #include "locks/rwlock/rwsem_xadd.h"
@@ -624,6 +625,42 @@ BOOST_AUTO_TEST_CASE(a_schedule_runs_on_one_cpu_and_gives_the_callers_cpus_back)
   BOOST_TEST(CPU_EQUAL(&before, &after));
 }
 
+// On user-level contexts every thread of a schedule still has its own
+// thread-local storage, fresh at every schedule as a new thread's (its
+// objects destroyed once the schedule has ended), and its own thread id.
+struct Counted {
+  int uses = 0;
+  ~Counted() { destroyed.fetch_add(1); }
+  static inline std::atomic<int> destroyed{0};
+};
+thread_local Counted counted;  // (at namespace scope: built at a thread's first use)
+thread_local int plain = 0;
+
+BOOST_AUTO_TEST_CASE(each_context_has_thread_local_storage_of_its_own_fresh_every_schedule) {
+  static std::atomic<int> not_fresh{0};
+  static std::atomic<int> tids[3];
+  for (int schedule = 0; schedule < 50; ++schedule) {
+    const int destroyed_before = Counted::destroyed.load();
+    ctl::Options o;
+    o.seed = std::uint64_t(schedule);
+    ctl::run(3, o, [](int i) {
+      if (counted.uses != 0 || plain != 0) not_fresh.fetch_add(1);
+      ++counted.uses;
+      ctl::point("one");
+      ++plain;
+      ctl::point("two");
+      if (counted.uses != 1 || plain != 1) not_fresh.fetch_add(1);
+      tids[i].store(ctl::thread_tid());
+    });
+    BOOST_TEST(Counted::destroyed.load() - destroyed_before == 3, "schedule " << schedule);
+    BOOST_TEST(tids[0].load() != tids[1].load());
+    BOOST_TEST(tids[1].load() != tids[2].load());
+    BOOST_TEST(tids[0].load() != tids[2].load());
+  }
+  BOOST_TEST(not_fresh.load() == 0);
+  BOOST_TEST_MESSAGE("user-level contexts: " << (ctl::fiber::available() ? "yes" : "no (OS threads)"));
+}
+
 // PCT's guarantee for the run's shape: 1 / (n k^(d-1)).
 BOOST_AUTO_TEST_CASE(pct_bound_is_the_papers) {
   BOOST_TEST(ctl::pct_bound(2, 100, 1) == 0.5);
@@ -691,6 +728,50 @@ Tally explore_lock(const std::string& name, int readers, int writers, int ops, i
 CliOutcome parse(std::vector<std::string> args) { return parse_cli(args); }
 
 }  // namespace
+
+// A schedule's threads run as user-level contexts where the machine lets
+// them (fiber.h) and as OS threads otherwise: the same schedules, step for
+// step (digest, outcome, verdict), passing, failing, deadlocked or
+// livelocked, and under a memory model.
+BOOST_AUTO_TEST_CASE(user_level_contexts_and_os_threads_run_the_same_schedules) {
+  struct Case {
+    const char* lock;
+    int readers, writers, count;
+    ctl::Memory memory;
+  };
+  const Case cases[] = {{"linux-rwsem", 2, 1, 2, ctl::Memory::kSc},
+                        {"qrwlock", 2, 1, 2, ctl::Memory::kC11},
+                        {"ticket", 0, 3, 2, ctl::Memory::kSc},
+                        {"mcs", 0, 3, 2, ctl::Memory::kTso},
+                        {"kernel-sem", 0, 3, 1, ctl::Memory::kSc},
+                        {"busted-lost-wakeup", 0, 3, 2, ctl::Memory::kSc},
+                        {"busted-racy-tas", 0, 2, 2, ctl::Memory::kSc},
+                        {"busted-ticket-wrap", 0, 6, 2, ctl::Memory::kSc}};
+  int failing = 0, stuck = 0;
+  for (const Case& c : cases) {
+    const LockEntry* e = find_lock(c.lock);
+    BOOST_REQUIRE(e != nullptr);
+    const ExploreShape shape = shape_of(*e, c.readers, c.writers, c.count, 2);
+    for (std::uint64_t seed = 0; seed < 150; ++seed) {
+      ctl::Options o;
+      o.seed = seed;
+      o.memory = c.memory;
+      o.spurious_wakes = 2;
+      o.max_steps = 20000;
+      ExploredSchedule contexts = e->explore(shape, o);
+      o.os_threads = true;
+      ExploredSchedule threads = e->explore(shape, o);
+      BOOST_TEST(contexts.schedule.digest == threads.schedule.digest, c.lock << " seed " << seed);
+      BOOST_TEST(contexts.schedule.choices == threads.schedule.choices, c.lock << " seed " << seed);
+      BOOST_TEST(int(contexts.schedule.outcome) == int(threads.schedule.outcome), c.lock);
+      BOOST_TEST(int(contexts.verdict) == int(threads.verdict), c.lock << " seed " << seed);
+      failing += contexts.verdict != Verdict::kPass;
+      stuck += contexts.schedule.outcome != ctl::Outcome::kDone;
+    }
+  }
+  BOOST_TEST(failing > 0);  // (the busted ones: both ways compared where it matters)
+  BOOST_TEST(stuck > 0);
+}
 
 // Every in-tree lock that explore takes passes random and PCT schedules
 // (spurious wake-ups included) at 2R+1W or 3 threads, 2 operations each,

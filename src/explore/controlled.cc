@@ -1385,7 +1385,7 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
   auto r = std::make_shared<Run>(n, options);
   auto task = std::make_shared<std::function<void(int)>>(body);
   const OnOneCpu pinned;
-  r->fibers = fiber::available();
+  r->fibers = !options.os_threads && fiber::available();
   std::vector<std::thread> threads;
   std::vector<FiberStart> starts;
   if (r->fibers) {

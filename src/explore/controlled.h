@@ -198,6 +198,11 @@ struct Options {
   // can tell two prefixes that reached the same state. Off: nothing kept.
   bool footprints = false;
   std::function<std::uint64_t()> harness_state;
+  // The threads are OS threads handing one CPU between them, even where
+  // user-level contexts could run them (fiber.h): for code that tells its
+  // threads apart by gettid() itself (a plugin's handoff_waiter), and for
+  // the test that both run the same schedules.
+  bool os_threads = false;
 };
 
 // A choice that also delivered a signal at the chosen thread's check (at a

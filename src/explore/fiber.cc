@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <linux/futex.h>
@@ -202,8 +203,15 @@ std::vector<Donor*>& donor_pool() {
   return *p;
 }
 
-// glibc's: runs the calling thread's thread_local destructors, as its exit does.
-extern "C" void __call_tls_dtors() __attribute__((weak));
+// glibc's __call_tls_dtors: runs the calling thread's thread_local
+// destructors, as its exit does (GLIBC_PRIVATE, the same since 2.18).
+// Without it a donor is not used again: its thread exits instead.
+using CallTlsDtors = void (*)();
+CallTlsDtors call_tls_dtors() {
+  static const auto fn =
+      reinterpret_cast<CallTlsDtors>(dlvsym(RTLD_DEFAULT, "__call_tls_dtors", "GLIBC_PRIVATE"));
+  return fn;
+}
 
 // The modules whose thread-local blocks a reused donor starts afresh:
 // every one but glibc's and the dynamic loader's.
@@ -233,7 +241,7 @@ struct Renewal {
 // Runs on the donor's thread pointer, on a stack of its own.
 void renew(void* arg) {
   auto* r = static_cast<Renewal*>(arg);
-  if (__call_tls_dtors) __call_tls_dtors();
+  call_tls_dtors()();
   dl_iterate_phdr(&reset_block, nullptr);
   switch_to(r->self, r->back);  // (never resumed)
 }
@@ -253,6 +261,7 @@ std::unique_ptr<Donor> take_donor() {
 }
 
 void give_back(std::unique_ptr<Donor> donor) {
+  if (!call_tls_dtors()) return;  // (its thread exits: the destructors run there)
   {
     const Stack stack;
     Renewal r;

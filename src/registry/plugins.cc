@@ -123,6 +123,7 @@ LockEntry plugin_entry(const rwstress_lock_ops& ops, std::string_view origin, Pl
   e.meta.caps.killable = flags_declared(ops) & RWSTRESS_LOCK_KILLABLE;
   e.meta.plugin = &ops;
   e.meta.kernel_layer = kind.kernel_layer;
+  if (kind.kernel_layer) kernel_layer_ops().push_back(&ops);
   e.meta.explore_points = kind.explore_points;
   e.meta.explore_model = kind.explore_model;
   return e;

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <rwstress/plugin.h>
 
@@ -34,6 +35,14 @@ inline void* alloc_plugin_object(const rwstress_lock_ops& ops) noexcept {
   void* obj = std::aligned_alloc(64, size);
   if (obj) std::memset(obj, 0, size);
   return obj;
+}
+
+// The ops tables of plugins built on the kernel-compat layer, whose
+// handoff_waiter names a waiter by the id the host gave its task
+// (controlled::thread_tid()), not by gettid(). Filled as they load.
+inline std::vector<const rwstress_lock_ops*>& kernel_layer_ops() {
+  static auto* ops = new std::vector<const rwstress_lock_ops*>;
+  return *ops;
 }
 
 class PluginObject {
@@ -71,6 +80,12 @@ class PluginObject {
   // waiter the lock owes the lock next, 0 for none.
   bool reports_handoff() const noexcept { return ops_->abi >= 5 && ops_->handoff_waiter; }
   int handoff_waiter() const noexcept { return reports_handoff() ? ops_->handoff_waiter(obj_) : 0; }
+  // Whether its waiters are named by gettid(), which a schedule run on
+  // user-level contexts (explore's fiber.h) does not tell apart.
+  bool waiters_by_gettid() const {
+    return reports_handoff() && std::find(kernel_layer_ops().begin(), kernel_layer_ops().end(),
+                                          ops_) == kernel_layer_ops().end();
+  }
 
  protected:
   const rwstress_lock_ops* ops_;
