@@ -7,6 +7,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -659,6 +661,42 @@ BOOST_AUTO_TEST_CASE(each_context_has_thread_local_storage_of_its_own_fresh_ever
   }
   BOOST_TEST(not_fresh.load() == 0);
   BOOST_TEST_MESSAGE("user-level contexts: " << (ctl::fiber::available() ? "yes" : "no (OS threads)"));
+}
+
+// A fork()ed child (explore --jobs) has none of its parent's donor
+// threads, and glibc gives their stacks and thread-local storage to the
+// child's next threads: its contexts must not run on them.
+BOOST_AUTO_TEST_CASE(a_forked_child_runs_its_schedules_on_thread_local_storage_of_its_own) {
+  static std::atomic<const void*> where[6];
+  const auto distinct = [](int n) {
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j)
+        if (where[i].load() == where[j].load()) return false;
+    return true;
+  };
+  const auto schedule = [](int n, std::uint64_t seed) {
+    ctl::Options o;
+    o.seed = seed;
+    ctl::run(n, o, [](int i) {
+      where[i].store(&plain);
+      ctl::point("one");
+    });
+  };
+  schedule(3, 1);  // (the parent's donors)
+  BOOST_TEST(distinct(3));
+  const pid_t pid = fork();
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    bool ok = true;
+    for (std::uint64_t seed = 0; seed < 20 && ok; ++seed) {
+      schedule(6, seed);
+      ok = distinct(6);
+    }
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  BOOST_REQUIRE(waitpid(pid, &status, 0) == pid);
+  BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 0));
 }
 
 // PCT's guarantee for the run's shape: 1 / (n k^(d-1)).

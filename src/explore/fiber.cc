@@ -198,10 +198,21 @@ Stack::~Stack() {
 
 namespace {
 
+// A fork()ed child (explore --jobs, a plugin's child process) has none of
+// the donors' threads, and glibc takes their stacks and thread-local
+// storage back for its own next threads: the child starts a pool of its
+// own.
+void forget_donors_in_child();
+
 std::vector<Donor*>& donor_pool() {
-  static auto* p = new std::vector<Donor*>;
+  static auto* p = [] {
+    pthread_atfork(nullptr, nullptr, &forget_donors_in_child);
+    return new std::vector<Donor*>;
+  }();
   return *p;
 }
+
+void forget_donors_in_child() { donor_pool().clear(); }  // (not freed: not its to free)
 
 // glibc's __call_tls_dtors: runs the calling thread's thread_local
 // destructors, as its exit does (GLIBC_PRIVATE, the same since 2.18).
