@@ -49,11 +49,12 @@ std::array<MemoryModel::Span, 2> MemoryModel::spans(const void* word, std::size_
   std::array<Span, 2> out{};
   *n = 0;
   for (std::uintptr_t base = at & ~std::uintptr_t(7); base < at + bytes; base += 8) {
-    const auto [it, added] = ids_.try_emplace(base, locations_.size());
+    bool added = false;
+    const std::size_t x = ids_.emplace(base, locations_.size(), &added);
     if (added) locations_.emplace_back();
     const unsigned lo = unsigned(std::max(at, base) - base);
     const unsigned hi = unsigned(std::min(at + bytes, base + 8) - base);
-    out[std::size_t((*n)++)] = {it->second, lo, hi};
+    out[std::size_t((*n)++)] = {x, lo, hi};
   }
   return out;
 }
@@ -224,7 +225,7 @@ bool MemoryModel::follows(const void* word, std::size_t size) const {
   const auto at = reinterpret_cast<std::uintptr_t>(word);
   const std::size_t bytes = std::clamp<std::size_t>(size, 1, 8);
   for (std::uintptr_t base = at & ~std::uintptr_t(7); base < at + bytes; base += 8)
-    if (ids_.count(base)) return true;
+    if (ids_.find(base) != WordIds::kNone) return true;
   return false;
 }
 
@@ -430,11 +431,11 @@ void MemoryModel::settle(int t, const void* word, std::size_t size) {
 }
 
 int MemoryModel::missed(int t, const void* word) const {
-  const auto it = ids_.find(reinterpret_cast<std::uintptr_t>(word) & ~std::uintptr_t(7));
-  if (it == ids_.end()) return -1;
-  const Location& l = locations_[it->second];
+  const std::size_t x = ids_.find(reinterpret_cast<std::uintptr_t>(word) & ~std::uintptr_t(7));
+  if (x == WordIds::kNone) return -1;
+  const Location& l = locations_[x];
   const View& cur = cur_[std::size_t(t)];
-  const std::uint32_t seen = it->second < cur.size() ? cur[it->second] : 0;
+  const std::uint32_t seen = x < cur.size() ? cur[x] : 0;
   return seen < l.latest ? l.writer : -1;
 }
 

@@ -51,12 +51,65 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 namespace rwstress::controlled {
+
+// The model's locations by their 8-byte word's address: an open-addressing
+// table (a multiplicative hash, linear probing), as every plain access of
+// the code under test asks it whether the word is followed.
+class WordIds {
+ public:
+  static constexpr std::size_t kNone = SIZE_MAX;
+  std::size_t find(std::uintptr_t word) const {
+    if (keys_.empty()) return kNone;
+    for (std::size_t i = slot(word);; i = (i + 1) & (keys_.size() - 1)) {
+      if (keys_[i] == word) return ids_[i];
+      if (keys_[i] == 0) return kNone;
+    }
+  }
+  // The word's id, giving it `id` if it had none (then `added`).
+  std::size_t emplace(std::uintptr_t word, std::size_t id, bool* added) {
+    if (2 * (used_ + 1) > keys_.size()) grow();
+    std::size_t i = slot(word);
+    for (; keys_[i] != 0; i = (i + 1) & (keys_.size() - 1))
+      if (keys_[i] == word) {
+        *added = false;
+        return ids_[i];
+      }
+    keys_[i] = word;
+    ids_[i] = id;
+    ++used_;
+    *added = true;
+    return id;
+  }
+
+ private:
+  std::size_t slot(std::uintptr_t word) const {
+    return std::size_t(((word >> 3) * 0x9e3779b97f4a7c15ULL) >> shift_);
+  }
+  void grow() {
+    std::vector<std::uintptr_t> keys = std::move(keys_);
+    std::vector<std::size_t> ids = std::move(ids_);
+    const std::size_t size = keys.empty() ? 64 : 2 * keys.size();
+    keys_.assign(size, 0);
+    ids_.assign(size, 0);
+    shift_ = 64 - unsigned(__builtin_ctzll(size));
+    used_ = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] != 0) {
+        bool added = false;
+        emplace(keys[i], ids[i], &added);
+      }
+  }
+  std::vector<std::uintptr_t> keys_;  // 0: free (no word is at address 0)
+  std::vector<std::size_t> ids_;
+  std::size_t used_ = 0;
+  unsigned shift_ = 64;
+};
 
 // The orders, numbered as std::memory_order and GCC's __ATOMIC_* are.
 enum MemoryOrder : int {
@@ -185,7 +238,7 @@ class MemoryModel {
                        std::array<std::int16_t, 8>* from) const;
 
   const Kind kind_;
-  std::unordered_map<std::uintptr_t, std::size_t> ids_;
+  WordIds ids_;
   std::vector<Location> locations_;
   std::vector<View> cur_;       // per thread: what it is sure to see
   std::vector<View> acquired_;  // per thread: relaxed loads' views, for its next acquire fence
