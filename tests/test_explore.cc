@@ -32,6 +32,7 @@
 #include "explore/fiber.h"
 #include "explore/memory_model.h"
 #include "locks/busted/busted_rwlocks.h"
+#include "locks/plugin/plugin_locks.h"
 #include "locks/rwlock/rwsem_xadd.h"
 #include "registry/registry.h"
 #include "run/explore_run.h"
@@ -707,6 +708,14 @@ BOOST_AUTO_TEST_CASE(pct_bound_is_the_papers) {
 }
 
 // The seam costs the ordinary build nothing: its atomics are std::atomic.
+// explore_schedule asks a plugin lock whether its threads must be OS
+// threads (it may call gettid() itself): every adapter answers.
+template <class L>
+constexpr bool kAsksForOsThreads = requires(const L& l) { l.wants_os_threads(); };
+static_assert(kAsksForOsThreads<PluginRwlock<true, true, true>>);
+static_assert(kAsksForOsThreads<PluginMutex<false>>);
+static_assert(kAsksForOsThreads<PluginSemaphore<true, true>>);
+
 static_assert(std::is_same_v<Atomic<NoHooks, int>, std::atomic<int>>);
 static_assert(std::is_same_v<Atomic<ControlledHooks, int>, ctl::Atomic<int>>);
 

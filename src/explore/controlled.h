@@ -199,9 +199,9 @@ struct Options {
   bool footprints = false;
   std::function<std::uint64_t()> harness_state;
   // The threads are OS threads handing one CPU between them, even where
-  // user-level contexts could run them (fiber.h): for code that tells its
-  // threads apart by gettid() itself (a plugin's handoff_waiter), and for
-  // the test that both run the same schedules.
+  // user-level contexts could run them (fiber.h): for code that may tell
+  // its threads apart by gettid() (a plugin not built on the kernel-compat
+  // layer), and for the test that both run the same schedules.
   bool os_threads = false;
 };
 

@@ -635,8 +635,8 @@ ExploredSchedule explore_schedule(const ExploreShape& shape, const controlled::O
   controlled::Options run_options = options;
   run_options.lock_begin = out.lock_begin;  // (conflict-guided PCT's shared words)
   run_options.lock_size = out.lock_size;
-  if constexpr (requires { s->lock.waiters_by_gettid(); })
-    if (s->lock.waiters_by_gettid()) run_options.os_threads = true;
+  if constexpr (requires { s->lock.wants_os_threads(); })
+    if (s->lock.wants_os_threads()) run_options.os_threads = true;
   if (reports_handoff(*s)) {
     run_options.between_steps = [s, n = shape.scenario.threads()] { note_handoff_owed(*s, n); };
     run_options.harness_state = [s, n = shape.scenario.threads()] { return owed_digest(*s, n); };

@@ -37,9 +37,9 @@ inline void* alloc_plugin_object(const rwstress_lock_ops& ops) noexcept {
   return obj;
 }
 
-// The ops tables of plugins built on the kernel-compat layer, whose
-// handoff_waiter names a waiter by the id the host gave its task
-// (controlled::thread_tid()), not by gettid(). Filled as they load.
+// The ops tables of plugins built on the kernel-compat layer: their
+// threads know themselves by the task the host gave them (a waiter's id
+// is controlled::thread_tid()), never by gettid(). Filled as they load.
 inline std::vector<const rwstress_lock_ops*>& kernel_layer_ops() {
   static auto* ops = new std::vector<const rwstress_lock_ops*>;
   return *ops;
@@ -80,11 +80,13 @@ class PluginObject {
   // waiter the lock owes the lock next, 0 for none.
   bool reports_handoff() const noexcept { return ops_->abi >= 5 && ops_->handoff_waiter; }
   int handoff_waiter() const noexcept { return reports_handoff() ? ops_->handoff_waiter(obj_) : 0; }
-  // Whether its waiters are named by gettid(), which a schedule run on
-  // user-level contexts (explore's fiber.h) does not tell apart.
-  bool waiters_by_gettid() const {
-    return reports_handoff() && std::find(kernel_layer_ops().begin(), kernel_layer_ops().end(),
-                                          ops_) == kernel_layer_ops().end();
+  // Whether explore runs its threads as OS threads: a plugin of its own
+  // (not built on the kernel-compat layer) may tell its threads apart by
+  // gettid(), which a schedule's user-level contexts (explore's fiber.h)
+  // share.
+  bool wants_os_threads() const {
+    return std::find(kernel_layer_ops().begin(), kernel_layer_ops().end(), ops_) ==
+           kernel_layer_ops().end();
   }
 
  protected:
@@ -106,6 +108,7 @@ class PluginRwlock : PluginObject {
   using PluginObject::object;
   using PluginObject::not_idle;
   using PluginObject::handoff_waiter;
+  using PluginObject::wants_os_threads;
   using PluginObject::reports_handoff;
   using PluginObject::object_size;
   void down_read() noexcept { ops_->lock_shared(obj_); }
@@ -136,6 +139,7 @@ class PluginMutex : PluginObject {
   using PluginObject::object;
   using PluginObject::not_idle;
   using PluginObject::handoff_waiter;
+  using PluginObject::wants_os_threads;
   using PluginObject::reports_handoff;
   using PluginObject::object_size;
   void lock() noexcept { ops_->lock(obj_); }
@@ -154,6 +158,7 @@ class PluginSemaphore : PluginObject {
   using PluginObject::object;
   using PluginObject::not_idle;
   using PluginObject::handoff_waiter;
+  using PluginObject::wants_os_threads;
   using PluginObject::reports_handoff;
   using PluginObject::object_size;
   void down() noexcept { ops_->lock(obj_); }
