@@ -5,13 +5,13 @@
 //
 // What the code under control keeps per thread stays per thread: each
 // context borrows the thread-local storage of a thread of its own (a
-// "donor", created for the schedule, parked on a futex until the schedule
-// ends). A switch loads the donor's thread pointer (x86-64's FS base, with
-// the WRFSBASE instruction), so every `thread_local` and `__thread` of the
-// host, of glibc (errno, malloc's cache, the C++ exception stack) and of a
-// plugin the host loaded is the context's own, exactly as if it ran on its
-// own thread, and is destroyed as that thread exits once the schedule has
-// ended. What is not in thread-local storage is the OS thread's: gettid()
+// "donor", parked on a futex, from a pool). A switch loads the donor's
+// thread pointer (x86-64's FS base, with the WRFSBASE instruction), so
+// every `thread_local` and `__thread` of the host, of glibc (errno,
+// malloc's cache, the C++ exception stack) and of a plugin the host
+// loaded is the context's own, exactly as if it ran on its own thread;
+// once the schedule has ended its objects are destroyed and the storage
+// made new (give_back). What is not in thread-local storage is the OS thread's: gettid()
 // and the CPU; thread_tid() gives the donor's id, and a controlled run
 // answers the CPU from its own scheduler already.
 //
