@@ -1370,8 +1370,8 @@ void fiber_main(void* arg) {
   tl_index = start.index;
   tl_tid = r->donors[u]->tid();
   run_thread(r, *start.task, start.index, r->stacks[u]->base(), r->stacks[u]->size());
-  // Its thread-local destructors run on the donor's own thread, outside
-  // the run, as an OS thread's run once it left it.
+  // Outside the run from here, as an OS thread is once it left it: its
+  // thread-local destructors run once the schedule has ended (give_back).
   tl_run = nullptr;
   tl_index = -1;
   tl_tid = 0;
@@ -1447,9 +1447,10 @@ Schedule run(int n, const Options& options, const std::function<void(int)>& body
       // Stopped in the middle: the contexts keep their stacks and the
       // donors their thread-local state, parked for good, as a stopped
       // schedule's OS threads are (what the lock keeps may point there).
+      // (A context copies its FiberStart as it starts; one never started
+      // is never switched to.)
       new std::shared_ptr<Run>(r);
       new std::shared_ptr<std::function<void(int)>>(task);
-      new std::vector<FiberStart>(std::move(starts));
     }
   }
   for (std::thread& t : threads) {

@@ -101,11 +101,13 @@ bool decide() {
 #endif
 }
 
-void futex_wait(std::uint32_t* word, std::uint32_t seen) {
-  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, nullptr, nullptr, 0);
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t seen) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, seen, nullptr,
+          nullptr, 0);
 }
-void futex_wake(std::uint32_t* word) {
-  syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+void futex_wake(std::atomic<std::uint32_t>& word) {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
 }
 
 // 2 MiB of stack a context (reserved, touched as used) above a 64 KiB
@@ -131,9 +133,9 @@ bool available() {
 
 // What a donor's thread and the Donor tell each other.
 struct Park {
-  std::uint32_t ready = 0;
-  std::uint32_t release = 0;
-  std::uintptr_t fs = 0;
+  std::atomic<std::uint32_t> ready{0};
+  std::atomic<std::uint32_t> release{0};
+  std::uintptr_t fs = 0;  // (written before `ready`, read after it)
   int tid = 0;
 };
 
@@ -146,8 +148,7 @@ Donor::Donor() {
   if (pthread_create(&t, &attr, &Donor::park, park_state) != 0) std::abort();
   pthread_attr_destroy(&attr);
   thread_ = static_cast<unsigned long>(t);
-  auto* ready = reinterpret_cast<std::atomic<std::uint32_t>*>(&park_state->ready);
-  while (ready->load(std::memory_order_acquire) == 0) futex_wait(&park_state->ready, 0);
+  while (park_state->ready.load(std::memory_order_acquire) == 0) futex_wait(park_state->ready, 0);
   fs_ = park_state->fs;
   tid_ = park_state->tid;
   park_state_ = park_state;
@@ -155,9 +156,8 @@ Donor::Donor() {
 
 Donor::~Donor() {
   auto* park_state = static_cast<Park*>(park_state_);
-  reinterpret_cast<std::atomic<std::uint32_t>*>(&park_state->release)
-      ->store(1, std::memory_order_release);
-  futex_wake(&park_state->release);
+  park_state->release.store(1, std::memory_order_release);
+  futex_wake(park_state->release);
   pthread_join(static_cast<pthread_t>(thread_), nullptr);
   delete park_state;
 }
@@ -166,15 +166,15 @@ void* Donor::park(void* arg) {
   auto* p = static_cast<Park*>(arg);
   p->tid = int(gettid());
   p->fs = current_fs();
-  auto* ready = reinterpret_cast<std::atomic<std::uint32_t>*>(&p->ready);
-  ready->store(1, std::memory_order_release);
-  futex_wake(&p->ready);
-  auto* release = reinterpret_cast<std::atomic<std::uint32_t>*>(&p->release);
-  while (release->load(std::memory_order_acquire) == 0) futex_wait(&p->release, 0);
+  p->ready.store(1, std::memory_order_release);
+  futex_wake(p->ready);
+  while (p->release.load(std::memory_order_acquire) == 0) futex_wait(p->release, 0);
   return nullptr;  // its thread-local destructors run now, on their own thread
 }
 
-Stack::Stack() : size_(kStackSize) {
+std::size_t Stack::size() { return kStackSize; }
+
+Stack::Stack() {
   {
     const std::lock_guard hold(pool_mutex());
     if (!pool().empty()) {

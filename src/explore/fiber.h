@@ -75,11 +75,10 @@ class Stack {
   Stack(const Stack&) = delete;
   Stack& operator=(const Stack&) = delete;
   void* base() const { return base_; }
-  std::size_t size() const { return size_; }
+  static std::size_t size();
 
  private:
   void* base_ = nullptr;
-  std::size_t size_ = 0;
 };
 
 // The context that starts `entry(arg)` on `stack` with `fs` as its thread
