@@ -3,6 +3,8 @@
 #define BOOST_TEST_MODULE test_cli
 #include <boost/test/unit_test.hpp>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -1111,4 +1113,119 @@ BOOST_AUTO_TEST_CASE(kernel_command_refuses_bad_input_in_one_line) {
   BOOST_TEST(build.out.find("BUILD") != std::string::npos, build.out);
   BOOST_TEST(build.out.find("rwsem.c:1") != std::string::npos, build.out);  // the compiler's first error
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+// Whether this process may make a thread SCHED_FIFO (tried, then put back).
+bool may_use_sched_fifo() {
+  sched_param fifo{};
+  fifo.sched_priority = 1;
+  if (sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) return false;
+  sched_param normal{};
+  sched_setscheduler(0, SCHED_OTHER, &normal);
+  return true;
+}
+
+}  // namespace
+
+// --rt-threads and --writer-fifo: shapes they cannot apply to, and commands
+// that do not read them, are one line; where the process may not use
+// SCHED_FIFO, so is asking for it.
+BOOST_AUTO_TEST_CASE(real_time_threads_parse_or_are_refused_in_one_line) {
+  const bool may = may_use_sched_fifo();
+  CliOutcome o = parse({"--lock", "xadd", "--readers", "2", "--writers", "1", "--rt-threads", "1"});
+  if (may) {
+    BOOST_REQUIRE(o.action == CliAction::kRun);
+    BOOST_TEST(o.config.rt_threads == 1);
+    const Scenario sc = o.config.scenario_for(*o.config.locks.front());
+    BOOST_TEST(!sc.real_time(0));
+    BOOST_TEST(!sc.real_time(1));
+    BOOST_TEST(sc.real_time(2));
+    o = parse({"--lock", "xadd", "--readers", "2", "--writers", "2", "--writer-fifo"});
+    BOOST_REQUIRE(o.action == CliAction::kRun);
+    const Scenario wf = o.config.scenario_for(*o.config.locks.front());
+    BOOST_TEST((!wf.real_time(0) && !wf.real_time(1) && wf.real_time(2) && wf.real_time(3)));
+    BOOST_TEST(o.config.describe(wf.plan).find(" --writer-fifo") != std::string::npos);
+    o = parse({"--lock", "ticket", "--threads", "3", "--writer-fifo"});
+    BOOST_REQUIRE(o.action == CliAction::kRun);
+    const Scenario all = o.config.scenario_for(*o.config.locks.front());
+    BOOST_TEST((all.real_time(0) && all.real_time(1) && all.real_time(2)));
+  } else {
+    BOOST_TEST(one_line_error(o), o.output);
+    BOOST_TEST(o.output.find("SCHED_FIFO is not permitted") != std::string::npos, o.output);
+  }
+  const std::pair<std::vector<std::string>, const char*> cases[] = {
+      {{"--lock", "xadd", "--readers", "2", "--writers", "1", "--rt-threads", "4"}, "has 3 threads"},
+      {{"--lock", "ticket", "--threads", "2", "--rt-threads", "3"}, "has 2 threads"},
+      {{"--lock", "xadd", "--readers", "2", "--writers", "0", "--writer-fifo"}, "no writer"},
+      {{"--rt-threads", "-1"}, "--rt-threads"},
+      {{"--rt-threads", "1", "validate", "--lock", "xadd"}, "--rt-threads does not apply to validate"},
+      {{"--writer-fifo", "explore", "--lock", "ticket"}, "--writer-fifo does not apply to explore"},
+  };
+  for (const auto& [args, says] : cases) {
+    o = parse(args);
+    BOOST_TEST(one_line_error(o), o.output);
+    BOOST_TEST(o.output.find(says) != std::string::npos, o.output);
+  }
+  // Where it may not (an unprivileged user, no RLIMIT_RTPRIO): refused
+  // before anything runs.
+  if (geteuid() == 0 && std::filesystem::exists("/usr/bin/setpriv")) {
+    test::ProcessResult r =
+        test::run_rwstress("--lock xadd --readers 1 --writers 1 --rt-threads 1 --duration 100ms",
+                           "ulimit -r 0; setpriv --reuid=65534 --regid=65534 --clear-groups "
+                           "--inh-caps=-all --bounding-set=-all ");
+    if (r.exit_code == 126 || r.exit_code == 127) {
+      BOOST_TEST_MESSAGE("the binary is not reachable by an unprivileged user here: " << r.err);
+    } else {
+      BOOST_TEST(r.exit_code == 2, r.out << r.err);
+      BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, r.err);
+      BOOST_TEST(r.err.find("SCHED_FIFO is not permitted") != std::string::npos, r.err);
+      BOOST_TEST(r.out.empty(), r.out);
+    }
+  }
+}
+
+// The threads asked for run SCHED_FIFO (each reports the policy it found
+// itself under), the others do not; and a real-time ticket-lock waiter that
+// shares one CPU with a normal owner, which would keep that CPU for good,
+// is taken off SCHED_FIFO by the guard now and then, so the run ends and
+// says how often.
+BOOST_AUTO_TEST_CASE(real_time_threads_run_sched_fifo_under_the_guard) {
+  if (!may_use_sched_fifo()) {
+    BOOST_TEST_MESSAGE("SCHED_FIFO is not permitted here; the refusal is tested above");
+    return;
+  }
+  const std::string json = "/tmp/rwstress_rt_" + std::to_string(getpid()) + ".json";
+  test::ProcessResult r = test::run_rwstress(
+      "--lock pthread-rwlock --readers 2 --writers 1 --rt-threads 1 --duration 300ms --json " + json);
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  nlohmann::json doc = nlohmann::json::parse(test::slurp(json));
+  const nlohmann::json& run = doc.at("runs").at(0);
+  BOOST_TEST(run.at("verdict") == "PASS");
+  BOOST_TEST(doc.at("config").at("rt_threads") == 1);
+  const nlohmann::json& threads = run.at("per_thread");
+  BOOST_REQUIRE(threads.size() == 3u);
+  BOOST_TEST(!threads[0].at("rt").get<bool>());
+  BOOST_TEST(!threads[1].at("rt").get<bool>());
+  BOOST_TEST(threads[2].at("rt").get<bool>());
+  BOOST_TEST(run.at("scenario").get<std::string>().find(" rt=1") != std::string::npos);
+  bool noted = false;
+  for (const auto& n : run.at("notes")) noted |= n.get<std::string>().find("real-time: thread 2 ran SCHED_FIFO") == 0;
+  BOOST_TEST(noted, run.at("notes").dump());
+
+  r = test::run_rwstress("--lock ticket --threads 2 --rt-threads 1 --cpus 0 --duration 1s --json " +
+                         json);
+  doc = nlohmann::json::parse(test::slurp(json));
+  const nlohmann::json& spun = doc.at("runs").at(0);
+  BOOST_TEST(spun.at("per_thread").at(1).at("rt").get<bool>());
+  BOOST_TEST(!spun.at("per_thread").at(0).at("rt").get<bool>());
+  BOOST_TEST(spun.at("per_thread").at(1).at("rt_throttled").get<std::uint64_t>() > 0u, spun.dump());
+  BOOST_TEST(spun.at("per_thread").at(0).at("rt_throttled").get<std::uint64_t>() == 0u);
+  BOOST_TEST(spun.at("reads").get<std::uint64_t>() + spun.at("writes").get<std::uint64_t>() > 0u);
+  std::string guard_note;
+  for (const auto& n : spun.at("notes"))
+    if (n.get<std::string>().find("the guard put it to SCHED_OTHER") != std::string::npos) guard_note = n;
+  BOOST_TEST(!guard_note.empty(), spun.at("notes").dump());
+  std::remove(json.c_str());
 }

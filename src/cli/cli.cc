@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <random>
@@ -362,6 +363,15 @@ void add_run_options(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
                         ->default_val(2);
   add_knob_options(app, cfg.tuning);
   app.add_flag("--sched", cfg.sched, "sched_yield() after each pass through the loop");
+  app.add_option("--rt-threads", cfg.rt_threads,
+                 "N: the last N threads run SCHED_FIFO (priority 1) above the others, a guard "
+                 "taking them off it for 10 ms where they kept a CPU 190 ms of 200, as the "
+                 "kernel's RT throttling does (needs root, CAP_SYS_NICE or an RLIMIT_RTPRIO; "
+                 "default 0)")
+      ->check(whole(0, kMaxThreads));
+  app.add_flag("--writer-fifo", cfg.writer_fifo,
+               "every writer (every thread of a mutex or semaphore) runs SCHED_FIFO, as "
+               "locktorture's writer_fifo; the same guard as --rt-threads");
   app.add_option("--duration", raw.duration, "per lock: 2, 2s, 500ms")->default_val("4s");
   app.add_option("--cpus", raw.cpus, "CPU numbers, as taskset takes them: 0, 0-3,8; default: all allowed");
   app.add_option("--ncpus", raw.ncpus, "a number of CPUs: the first N of the placement order")
@@ -790,6 +800,34 @@ std::string finish_roles(const CLI::App& app, RunConfig& cfg) {
   return "";
 }
 
+// --rt-threads and --writer-fifo, once the locks and roles are known: the
+// real-time threads exist in every selected shape, and the process may
+// make a thread SCHED_FIFO (tried on this thread, then put back). "" or why not.
+std::string finish_real_time(const CLI::App& app, const RunConfig& cfg) {
+  const bool rt_given = app.count("--rt-threads") > 0 && cfg.rt_threads > 0;
+  if (!rt_given && !cfg.writer_fifo) return "";
+  for (Family f : {Family::kRwlock, Family::kSemaphore, Family::kMutex}) {
+    if (!cfg.selects(f)) continue;
+    const int threads = f == Family::kRwlock ? cfg.readers + cfg.writers : cfg.threads;
+    if (cfg.rt_threads > threads)
+      return fmt::format("--rt-threads {}: a {} run here has {} thread{}", cfg.rt_threads,
+                         family_name(f), threads, threads == 1 ? "" : "s");
+    if (cfg.writer_fifo && f == Family::kRwlock && cfg.writers == 0)
+      return "--writer-fifo: this rwlock run has no writer (--writers 0)";
+  }
+  sched_param fifo{};
+  fifo.sched_priority = 1;
+  if (sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) {
+    const int err = errno;
+    return fmt::format("{}: SCHED_FIFO is not permitted to this process ({}); run it as root, "
+                       "with CAP_SYS_NICE, or with an RLIMIT_RTPRIO of 1 or more (ulimit -r)",
+                       rt_given ? "--rt-threads" : "--writer-fifo", std::strerror(err));
+  }
+  sched_param normal{};
+  sched_setscheduler(0, SCHED_OTHER, &normal);
+  return "";
+}
+
 // explore's own options, once the locks and roles are known. "" or why not.
 std::string finish_explore(const CLI::App& app, const RawOptions& raw, RunConfig& cfg) {
   RunConfig::Explore& x = cfg.explore;
@@ -1114,6 +1152,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   cfg.locks = select_locks(cfg.lock_spec, &error);
   if (cfg.locks.empty()) return usage_error(error);
   if (error = finish_roles(app, cfg); !error.empty()) return usage_error(error);
+  if (error = finish_real_time(app, cfg); !error.empty()) return usage_error(error);
   if (raw.no_check && cfg.fail_fast)
     return usage_error("--fail-fast stops at the first violation, and --no-check checks for none: "
                        "give one");

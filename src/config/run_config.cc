@@ -123,6 +123,8 @@ Scenario RunConfig::scenario_for(const LockMeta& meta) const {
   sc.injection = injection.empty() ? nullptr : &injection;
   sc.measure = measure;
   sc.check = check;
+  sc.rt_threads = rt_threads;
+  sc.writer_fifo = writer_fifo;
   return sc;
 }
 
@@ -143,6 +145,8 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   for (const InjectSpec& spec : injection.specs)  // quoted: "exp(2us)" is shell syntax
     roles += fmt::format(" --inject '{}'", spec.describe());
   if (!check) roles += " --no-check";
+  if (rt_threads > 0) roles += fmt::format(" --rt-threads {}", rt_threads);
+  if (writer_fifo) roles += " --writer-fifo";
   if (measure.lockstat) roles += " --lockstat";
   if (measure.acq_writer_limit_ns > 0)
     roles += " --acq-writer-lim " +
@@ -281,6 +285,8 @@ std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResu
                                   : fmt::format(" killable=1/{}", sc.killable_every);
   for (const InjectSpec& spec : cfg.injection.specs) key += " inject=" + spec.describe();
   if (!sc.check) key += " no-check";
+  if (sc.rt_threads > 0) key += fmt::format(" rt={}", sc.rt_threads);
+  if (sc.writer_fifo) key += " writer-fifo";
   return key;
 }
 

@@ -46,6 +46,8 @@ struct RunConfig {
   LockTuning tuning;
   InjectionPlan injection;  // --inject, in the order given
   bool sched = false;
+  int rt_threads = 0;        // --rt-threads N: the last N threads SCHED_FIFO (Scenario::rt_threads)
+  bool writer_fifo = false;  // --writer-fifo: every writer SCHED_FIFO
   std::chrono::nanoseconds duration = std::chrono::seconds(4);
   CpuSpec cpus;
   Placement placement = Placement::kCompact;

@@ -249,7 +249,9 @@ void InjectionController::run() {
             // them; the others, and all of them where it may not, renice.
             e.who = std::uniform_int_distribution<std::size_t>(0, targets_.size() - 1)(rng_);
             e.fifo = (++e.count % 2 == 0) && !shared_.fifo_denied.load();
-            pid_t tid = targets_[e.who].tid->load();
+            // (a real-time thread is already above the rest: nothing to
+            // give it, and its policy is the run's)
+            pid_t tid = targets_[e.who].real_time ? 0 : targets_[e.who].tid->load();
             if (tid <= 0) break;
             if (e.fifo) {
               sched_param sp{};
@@ -284,7 +286,7 @@ void InjectionController::run() {
 }
 
 void InjectionController::end_priority(std::size_t who, bool fifo, int old_nice) {
-  pid_t tid = targets_[who].tid->load();
+  pid_t tid = targets_[who].real_time ? 0 : targets_[who].tid->load();
   if (tid <= 0) return;
   if (fifo) {
     sched_param sp{};

@@ -129,6 +129,7 @@ class InjectionController {
   struct Target {
     const std::atomic<pid_t>* tid;  // filled by the worker when it starts
     int planned_cpu;
+    bool real_time = false;  // --rt-threads, --writer-fifo: priority leaves it alone
   };
 
   InjectionController(const InjectionPlan& plan, InjectShared& shared, std::uint64_t run_seed,

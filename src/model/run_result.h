@@ -92,6 +92,11 @@ struct ThreadResult {
   // lock (ThreadInjector::holding_pause_ns); 0 without injection.
   double injected_holding_s = 0;
   LockStat lockstat;  // --lockstat / --hist: this thread's acquisitions
+  // --rt-threads / --writer-fifo: it ran SCHED_FIFO (as it found its own
+  // policy once set), and how often the real-time guard took it off
+  // SCHED_FIFO for a while (rt_guard.h).
+  bool rt = false;
+  std::uint64_t rt_throttled = 0;
 };
 
 // One injector's firing count at one point, over a run.

@@ -41,8 +41,18 @@ struct Scenario {
   bool check = true;    // false: --no-check, the bare measurement loop
   MeasureSpec measure;  // --lockstat / --hist; read only by the instrumented instantiation
   const rwstress_lock_ops* plugin = nullptr;  // a --plugin lock's ops (LockMeta::plugin)
+  // Real-time threads (SCHED_FIFO, priority 1): the last rt_threads, and
+  // with writer_fifo every writer (every thread of a mutex or semaphore),
+  // as locktorture's writer_fifo. --rt-threads, --writer-fifo.
+  int rt_threads = 0;
+  bool writer_fifo = false;
 
   int threads() const { return readers + writers; }
+  bool real_time(int index) const {
+    return index >= threads() - rt_threads ||
+           (writer_fifo && (family != Family::kRwlock || index >= readers));
+  }
+  bool any_real_time() const { return rt_threads > 0 || (writer_fifo && writers > 0); }
 };
 
 // Builds a lock from the scenario: a --plugin lock takes its ops table (and

@@ -40,20 +40,42 @@ std::optional<SchedTimes> read_thread_sched_times(int tid) {
   return read_sched_times_at(path);
 }
 
-char read_thread_state(int tid) {
+namespace {
+
+// /proc/self/task/TID/stat's fields after the comm ("tid (comm) S ...":
+// the comm may hold spaces and parentheses, so they start after the last
+// ')'), into buf; nullptr where it cannot be read.
+const char* thread_stat_fields(int tid, char (&buf)[1024]) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return '?';
-  char buf[512];
+  if (fd < 0) return nullptr;
   ssize_t n = read(fd, buf, sizeof buf - 1);
   close(fd);
-  if (n <= 0) return '?';
+  if (n <= 0) return nullptr;
   buf[n] = '\0';
-  // "tid (comm) S ...": the comm may hold spaces and parentheses, so the
-  // state is the first field after the last ')'.
   const char* paren = std::strrchr(buf, ')');
-  return paren && paren[1] == ' ' && paren[2] ? paren[2] : '?';
+  return paren && paren[1] == ' ' && paren[2] ? paren + 2 : nullptr;
+}
+
+}  // namespace
+
+char read_thread_state(int tid) {
+  char buf[1024];
+  const char* fields = thread_stat_fields(tid, buf);
+  return fields ? fields[0] : '?';
+}
+
+int read_thread_cpu(int tid) {
+  char buf[1024];
+  const char* p = thread_stat_fields(tid, buf);
+  // The state is field 3; the CPU field 39: 36 fields further on.
+  for (int field = 3; p && field < 39; ++field) {
+    p = std::strchr(p, ' ');
+    if (p) ++p;
+  }
+  int cpu = -1;
+  return p && std::sscanf(p, "%d", &cpu) == 1 ? cpu : -1;
 }
 
 bool kept_off_cpu(int tid, std::uint64_t* last_on_cpu_ns) {

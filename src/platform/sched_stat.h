@@ -30,6 +30,10 @@ std::optional<SchedTimes> read_thread_sched_times(int tid);
 // (running or runnable), 'S' or 'D' (asleep), ...; '?' if unreadable.
 char read_thread_state(int tid);
 
+// The CPU another thread of this process last ran on (/proc/self/task/TID/
+// stat's 39th field), or -1 where it cannot be read.
+int read_thread_cpu(int tid);
+
 // Whether thread `tid` sat runnable without a CPU since *last_on_cpu_ns was
 // read: state R and no CPU time gained. Updates *last_on_cpu_ns; false where
 // the kernel keeps no schedstat.

@@ -56,7 +56,9 @@ nlohmann::json run_json(const RunResult& r) {
                        {"wall_s", t.wall_s},
                        {"on_cpu_s", t.on_cpu_s},
                        {"runq_wait_s", t.runq_wait_s},
-                       {"injected_holding_s", t.injected_holding_s}});
+                       {"injected_holding_s", t.injected_holding_s},
+                       {"rt", t.rt},
+                       {"rt_throttled", t.rt_throttled}});
   nlohmann::json by_kind = nlohmann::json::object();
   for (int k = 0; k < kViolationKindCount; ++k)
     if (r.violations_by_kind[k]) by_kind[violation_kind_name(ViolationKind(k))] = r.violations_by_kind[k];
@@ -237,6 +239,8 @@ RunResult run_from(const nlohmann::json& j) {
     tr.on_cpu_s = t.at("on_cpu_s");
     tr.runq_wait_s = t.at("runq_wait_s");
     tr.injected_holding_s = t.value("injected_holding_s", 0.0);  // added later in schema 1
+    tr.rt = t.value("rt", false);                                 // (these two as well)
+    tr.rt_throttled = t.value("rt_throttled", std::uint64_t(0));
   }
   const nlohmann::json& v = j.at("violations");
   r.violation_count = v.at("count");
@@ -299,6 +303,8 @@ std::string json_head(const Report& report) {
       {"count", c.count},
       {"tuning", tuning},
       {"sched", c.sched},
+      {"rt_threads", c.rt_threads},
+      {"writer_fifo", c.writer_fifo},
       {"duration_s", std::chrono::duration<double>(c.duration).count()},
       {"cpus", c.cpus.describe()},
       {"placement", placement_name(c.placement)},

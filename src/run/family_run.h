@@ -24,6 +24,7 @@
 #include "run/checkers.h"
 #include "run/liveness_probe.h"
 #include "run/lockstat_recorder.h"
+#include "run/rt_guard.h"
 #include "run/run_driver.h"
 
 namespace rwstress {
@@ -377,12 +378,23 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
   if (sc.injection && shared->inject) {
     std::vector<InjectionController::Target> targets;
     for (int i = 0; i < sc.threads(); ++i)
-      targets.push_back({&shared->slots[i].tid, sc.plan.cpu_of_thread[size_t(i)]});
+      targets.push_back({&shared->slots[i].tid, sc.plan.cpu_of_thread[size_t(i)], sc.real_time(i)});
     controller = std::make_unique<InjectionController>(*sc.injection, *shared->inject, sc.seed,
                                                        std::move(targets), sc.plan.cpus);
     controller->start();
   }
-  drive_run(shared, workers, meta, result);
+  {
+    RtGuard guard(*shared);
+    // The driver above the real-time workers too, so that its watchdog and
+    // its stop keep their times while they spin (back to its own after).
+    const RaisedForRun raised(sc.any_real_time());
+    drive_run(shared, workers, meta, result);
+    guard.stop();
+    for (std::size_t i = 0; i < result.threads.size(); ++i)
+      result.threads[i].rt_throttled = guard.throttled(int(i));
+    if (std::string note = guard.note(result.threads); !note.empty())
+      result.notes.push_back(std::move(note));
+  }
   if (controller) controller->stop();
   if (sc.injection && shared->inject) collect_injections(sc, *shared->inject, result);
   if (clock) {

@@ -7,6 +7,8 @@
 #include <sched.h>
 
 #include <bit>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <condition_variable>
 #include <new>
@@ -196,6 +198,20 @@ bool worker_start(RunShared& shared, int index) {
   while (!shared.go.load(std::memory_order_acquire)) {
     if (shared.stop.load(std::memory_order_relaxed)) break;
     sched_yield();
+  }
+  // Real-time only once the run goes (spinning on `go` above every other
+  // thread of its CPU, it would keep them from getting ready).
+  if (sc.real_time(index)) {
+    sched_param fifo{};
+    fifo.sched_priority = 1;
+    if (sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) {
+      const int err = errno;
+      std::lock_guard guard(shared.error_mutex);
+      if (shared.bind_error.empty())
+        shared.bind_error = fmt::format("thread {}: SCHED_FIFO: {}", index, std::strerror(err));
+      shared.stop.store(true);
+    }
+    slot.result.rt = sched_getscheduler(0) == SCHED_FIFO;
   }
   return !shared.stop.load(std::memory_order_relaxed);
 }
@@ -656,6 +672,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
       ++result.stuck_threads;
       t.role = s.slots[i].result.role;
       t.cpu = s.slots[i].result.cpu;
+      t.rt = sc.real_time(i);  // (set before it went, if at all)
     }
     t.ops = s.slots[i].ops.load();
     result.threads.push_back(t);
