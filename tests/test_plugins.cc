@@ -5,6 +5,8 @@
 #define BOOST_TEST_MODULE plugins
 #include <boost/test/unit_test.hpp>
 
+#include <sched.h>
+
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -721,6 +723,21 @@ BOOST_AUTO_TEST_CASE(kernel_layer_checks_fire_on_the_rule_broken_and_stay_quiet_
                                          "kcheck-percpu,kcheck-rcu --threads 4 --duration 300ms");
   BOOST_TEST(clean.exit_code == 0, clean.out + clean.err);
   BOOST_TEST(clean.out.find("lock-warning") == std::string::npos, clean.out);
+  // kcheck-rt: the layer's rt_task(current) is the thread's own SCHED_FIFO,
+  // normal threads and real-time ones alike (--rt-threads; without it,
+  // none), where this process may use SCHED_FIFO.
+  sched_param fifo{};
+  fifo.sched_priority = 1;
+  if (sched_setscheduler(0, SCHED_FIFO, &fifo) == 0) {
+    sched_param normal{};
+    sched_setscheduler(0, SCHED_OTHER, &normal);
+    for (const char* rt : {" --rt-threads 2", " --writer-fifo", ""}) {
+      ProcessResult r = run_rwstress(p + " --lock kcheck-rt --threads 3 --duration 300ms" + rt);
+      BOOST_TEST(r.exit_code == 0, rt << ": " << r.out + r.err);
+      BOOST_TEST(r.out.find("lock-warning") == std::string::npos, rt << ": " << r.out);
+      BOOST_TEST((r.out.find("real-time: thread") != std::string::npos) == (*rt != '\0'), r.out);
+    }
+  }
   // The signal injector wakes a killable sleep, and only a killable one,
   // with a signal pending (kcheck-signal's WARN_ONs say otherwise).
   ProcessResult signalled = run_rwstress(p + " --lock kcheck-signal --threads 2 --duration 300ms"

@@ -28,8 +28,9 @@ extern "C" {
  * plugin built for 4 never shares with the host (it reads and writes
  * them alone, within the task the host allocated for 5).
  * 6: the host table gained lock_irq_state (lockdep's interrupt-state rule,
- * in the explore build, where interrupts arrive). */
-#define RWSTRESS_KERNEL_HOST_ABI 6
+ * in the explore build, where interrupts arrive).
+ * 7: a task gained rt_priority (the layer's rt_task() in timed runs). */
+#define RWSTRESS_KERNEL_HOST_ABI 7
 
 /* The "CPUs" of the layer are thread slots: each thread that calls into
  * the layer gets the lowest free slot for as long as it lives, so that
@@ -103,6 +104,13 @@ struct rwstress_kernel_task {
     struct mutex *blocked_on;
     struct raw_spinlock blocked_lock;
     struct rwstress_kernel_task *blocked_donor;
+    /* ABI 7: above 0 where the thread runs SCHED_FIFO at that priority in a
+     * timed run (--rt-threads, --writer-fifo), as the harness made it; the
+     * layer's rt_task() outside the explore build (which asks the
+     * controlled scheduler instead). Its base policy: a while off it under
+     * the run's RT guard does not change it, as the kernel's throttling
+     * does not change a task's priority. */
+    int rt_priority;
 };
 
 struct rwstress_kernel_host {

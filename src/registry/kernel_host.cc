@@ -134,6 +134,7 @@ rwstress_kernel_task* current_task() {
         if (void* area = fresh(t->cpu, &size)) controlled::name_object(area, size, "per-CPU");
       }
     t->pid = controlled::thread_tid();
+    t->rt_priority = tl_rt_priority;  // (a controlled thread's is explore's: the layer asks it)
     t->usage = 1;
     t->on_cpu = 1;  // running: the layer clears it while the task is parked in schedule()
     LockOrder::instance().name_zeroed(&t->blocked_lock, kBlockedLockClass);

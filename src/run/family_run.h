@@ -213,6 +213,9 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
   WorkerSlot& slot = s.slots[index];
   tl_worker_index = index;
   tl_run = &s;
+  // (before the lock's thread_enter, which may make the kernel layer's
+  // task: worker_start makes it so once the run goes, or calls the run off)
+  tl_rt_priority = s.scenario.real_time(index) ? 1 : 0;
   if (s.preference.on()) {
     tl_preference = &s.preference;
     tl_wait_signal = s.preference.signal_of(index);
@@ -249,6 +252,7 @@ void worker_loop(const std::shared_ptr<LockRunShared<Lock>>& shared, int index, 
     }
   }
   tl_run = nullptr;
+  tl_rt_priority = 0;
   tl_preference = nullptr;
   tl_wait_signal = nullptr;
   slot.phase.store(Phase::kDone, std::memory_order_release);

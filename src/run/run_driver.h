@@ -127,6 +127,10 @@ struct RunShared {
 
 // The calling worker's run (worker_loop sets it), for stay_away_killed.
 inline thread_local RunShared* tl_run = nullptr;
+// The calling worker runs SCHED_FIFO at this priority once the run goes
+// (--rt-threads, --writer-fifo: worker_start makes it so, or calls the run
+// off); 0: a normal thread. The kernel layer's task->rt_priority.
+inline thread_local int tl_rt_priority = 0;
 
 // A kernel-layer task whose killable or interruptible acquisition returned
 // -EINTR goes away as a killed task would, instead of retrying at once: in

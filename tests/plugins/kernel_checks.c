@@ -50,10 +50,19 @@
  *                             out_nolock class of bug): the wake the unlock
  *                             gave it is lost. Only a newcomer heals it, so
  *                             with the killed task away (the host's killed())
- *                             and the others asleep behind it: a HANG */
+ *                             and the others asleep behind it: a HANG
+ *   kcheck-rt                 sleeps half a millisecond, then asserts that
+ *                             the layer's rt_task(current) says what the
+ *                             thread's own scheduling policy does (SCHED_FIFO
+ *                             under --rt-threads / --writer-fifo, never
+ *                             otherwise), and sleeps while the lock is busy:
+ *                             it takes too little CPU for the RT guard to
+ *                             step in; must PASS */
 #include <linux/list.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 struct kcheck {
 	raw_spinlock_t	outer;	/* the mutex itself */
@@ -118,6 +127,16 @@ static void clean_lock(struct kcheck *k)
 	WARN_ON(k->holders != 0);
 	WARN_ON_ONCE(!raw_spin_is_locked(&k->outer));
 	BUG_ON(k->holders < 0);
+}
+
+/* (It sleeps while the lock is busy, too: a real-time spinner would keep a
+ * normal owner of its CPU off it, and the guard would step in.) */
+static void rt_lock(struct kcheck *k)
+{
+	usleep(500);
+	WARN_ON((syscall(SYS_sched_getscheduler, 0) == SCHED_FIFO) != rt_task(current));
+	while (!raw_spin_trylock(&k->outer))
+		usleep(50);
 }
 
 struct kbitlock {
@@ -425,6 +444,9 @@ RWSTRESS_KERNEL_MUTEX_OPS(eintr_ops, "kcheck-eintr", struct keintr, keintr_init,
 RWSTRESS_KERNEL_MUTEX_OPS(eintr_nowake_ops, "kcheck-eintr-nowake", struct keintr, keintr_init,
 			  keintr_lock_nowake, keintr_unlock, NULL,
 			  .fairness = RWSTRESS_FAIRNESS_TASK_FAIR, .flags = RWSTRESS_LOCK_KILLABLE);
+RWSTRESS_KERNEL_MUTEX_OPS(rt_ops, "kcheck-rt", struct kcheck, kcheck_init, rt_lock, kcheck_unlock,
+			  NULL);
 RWSTRESS_KERNEL_PLUGIN(&sleep_ops, &lockdep_ops, &warn_on_ops, &wrong_owner_ops, &clean_ops,
 		       &bitlock_ops, &wake_state_ops, &percpu_ops, &soft_lockup_ops, &resched_ops,
-		       &signal_ops, &rcu_ops, &sleep_in_rcu_ops, &eintr_ops, &eintr_nowake_ops)
+		       &signal_ops, &rcu_ops, &sleep_in_rcu_ops, &eintr_ops, &eintr_nowake_ops,
+		       &rt_ops)

@@ -290,13 +290,14 @@ static inline long __rwsk_schedule_timeout(long timeout, const char *file, int l
 #define task_is_running(t) (READ_ONCE((t)->__state) == TASK_RUNNING)
 /* Real-time tasks and preempted CPUs: explore --rt-threads and
  * --virtual-cpus (docs/explore.md, "Priorities"); a task's slot is its
- * thread's index in a controlled run. Elsewhere every task is a normal
- * one, on a CPU of its own. */
+ * thread's index in a controlled run. In a timed run a task is real-time
+ * where the harness made its thread SCHED_FIFO (--rt-threads,
+ * --writer-fifo: task->rt_priority), and every CPU is a CPU of its own. */
 #ifdef RWSTRESS_KERNEL_EXPLORE
 #define rt_task(t) (rwstress_explore_rt_priority((t)->cpu) > 0)
 #define vcpu_is_preempted(cpu) (rwstress_explore_preempted((int)(cpu)) != 0)
 #else
-#define rt_task(t) 0
+#define rt_task(t) ((t)->rt_priority > 0)
 #define vcpu_is_preempted(cpu) false
 #endif
 #define rt_or_dl_task(t) rt_task(t)
