@@ -23,6 +23,10 @@
 #   RWSTRESS_KERNEL_SERIES  the series to test (default "6.1 6.12 6.18 7.2")
 #   RWSTRESS_LINUX_SRC      one kernel tree to use instead of fetching any
 #   RWSTRESS_VALIDATE_TIME  validate's --time per lock (default 6s; none: no validate)
+#   RWSTRESS_VALIDATE_SERIES the series whose files validate also runs (default
+#                           "6.1 7.2", the oldest and the newest: the two
+#                           between get the main run and the explore checks;
+#                           a tree given by RWSTRESS_LINUX_SRC always does)
 #   RWSTRESS_KERNEL_COMMAND 0: skip the rwstress kernel command checks (default 1)
 #   RWSTRESS_KERNEL_EXPLORE build: compile the explore builds, search nothing
 #                           (the install test's; default 1: compile and search)
@@ -36,6 +40,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cache=${RWSTRESS_KERNEL_CACHE:-$here/build/kernel-src}
 mkdir -p "$cache"
 validate_time=${RWSTRESS_VALIDATE_TIME:-6s}
+validate_series=${RWSTRESS_VALIDATE_SERIES:-6.1 7.2}
+tree_validate_time=$validate_time  # this tree's (check_tree's caller sets it per series)
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -138,8 +144,8 @@ check_tree() {
     failed=1
     return
   fi
-  if [ "$validate_time" != none ] &&
-     ! "$bin" "${plugins[@]}" validate --lock "$locks" --time "$validate_time"; then
+  if [ "$tree_validate_time" != none ] &&
+     ! "$bin" "${plugins[@]}" validate --lock "$locks" --time "$tree_validate_time"; then
     echo "kernel-upstream: $name: validate did not pass"
     failed=1
     return
@@ -533,7 +539,12 @@ else
     rc=0
     tree=$("$here/share/rwstress/kernel-fetch.sh" "$series" "$cache") || rc=$?
     case $rc in
-      0) fetched=1; check_tree "$tree"; last_tree=$tree; last_series=$series ;;
+      0) fetched=1
+         case " $validate_series " in
+           *" $series "*) tree_validate_time=$validate_time ;;
+           *) tree_validate_time=none ;;
+         esac
+         check_tree "$tree"; last_tree=$tree; last_series=$series ;;
       77) echo "kernel-upstream: linux $series: the archive cannot be reached" ;;
       *) echo "kernel-upstream: linux $series: no source could be fetched (see $cache/fetch.log)"
          failed=1 ;;
