@@ -26,12 +26,12 @@ pid_t RtGuard::live_tid(int i) const {
   return slot.tid.load(std::memory_order_acquire);
 }
 
-void RtGuard::set_policy(int i, bool fifo) const {
+void RtGuard::set_policy(int i, int policy) const {
   const pid_t tid = live_tid(i);
   if (tid == 0) return;  // (gone: its tid may be another thread's by now)
   sched_param p{};
-  p.sched_priority = fifo ? 1 : 0;
-  sched_setscheduler(tid, fifo ? SCHED_FIFO : SCHED_OTHER, &p);
+  p.sched_priority = policy == SCHED_FIFO ? 1 : 0;
+  sched_setscheduler(tid, policy, &p);
 }
 
 void RtGuard::run() {
@@ -70,10 +70,10 @@ void RtGuard::run() {
       if (ns >= budget) off.insert(off.end(), on[cpu].begin(), on[cpu].end());
     if (!off.empty()) {
       ++steps_in_;
-      for (int i : off) set_policy(i, false), ++throttled_[std::size_t(i)];
+      for (int i : off) set_policy(i, SCHED_OTHER), ++throttled_[std::size_t(i)];
       wake_.wait_for(lock, kRelief, [&] { return stopping_; });
       if (!stopping_)
-        for (int i : off) set_policy(i, true);
+        for (int i : off) set_policy(i, SCHED_FIFO);
     }
     mark();
     start = Clock::now();
@@ -88,7 +88,7 @@ void RtGuard::stop() {
   }
   wake_.notify_all();
   thread_.join();
-  for (int i : rt_) set_policy(i, false);
+  for (int i : rt_) set_policy(i, SCHED_IDLE);
 }
 
 std::string RtGuard::note(const std::vector<ThreadResult>& threads) const {
@@ -107,7 +107,7 @@ std::string RtGuard::note(const std::vector<ThreadResult>& threads) const {
     text += fmt::format("; thread{} {} did not get it", not_fifo.size() == 1 ? "" : "s",
                         fmt::join(not_fifo, ", "));
   if (steps_in_ == 0)
-    return text + fmt::format("; the guard never stepped in (no CPU gave them {} ms of {})",
+    return text + fmt::format("; the guard never stepped in (they never kept a CPU {} ms of {})",
                               kBudget.count(), kPeriod.count());
   return text + fmt::format(
                     "; the guard put {} to SCHED_OTHER {} time{} for {} ms, in {} period{} of {} "

@@ -41,8 +41,9 @@ class RtGuard {
   RtGuard& operator=(const RtGuard&) = delete;
 
   // Stops the guard; a real-time worker that has not finished (stuck in
-  // the lock, left behind) goes to SCHED_OTHER for good, so that it takes
-  // no CPU from whatever the process runs next. Idempotent.
+  // the lock, left behind) goes to SCHED_IDLE for good, as the run puts any
+  // thread it leaves behind, so that it takes no CPU from whatever the
+  // process runs next. Idempotent.
   void stop();
   // After stop(): how often worker i was taken off SCHED_FIFO.
   std::uint64_t throttled(int i) const { return throttled_[std::size_t(i)]; }
@@ -53,8 +54,8 @@ class RtGuard {
   void run();
   // Worker i's thread id while it runs (0 once it is done or before it starts).
   pid_t live_tid(int i) const;
-  // Sets worker i's policy (SCHED_FIFO priority 1, or SCHED_OTHER).
-  void set_policy(int i, bool fifo) const;
+  // Sets worker i's policy (SCHED_FIFO at priority 1, SCHED_OTHER or SCHED_IDLE).
+  void set_policy(int i, int policy) const;
 
   RunShared& shared_;
   std::vector<int> rt_;  // the real-time workers' indices
