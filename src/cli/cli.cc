@@ -803,8 +803,8 @@ std::string finish_roles(const CLI::App& app, RunConfig& cfg) {
 // --rt-threads and --writer-fifo, once the locks and roles are known: the
 // real-time threads exist in every selected shape, and the process may
 // make a thread SCHED_FIFO (tried on this thread, then put back). "" or why not.
-std::string finish_real_time(const CLI::App& app, const RunConfig& cfg) {
-  const bool rt_given = app.count("--rt-threads") > 0 && cfg.rt_threads > 0;
+std::string finish_real_time(const RunConfig& cfg) {
+  const bool rt_given = cfg.rt_threads > 0;
   if (!rt_given && !cfg.writer_fifo) return "";
   for (Family f : {Family::kRwlock, Family::kSemaphore, Family::kMutex}) {
     if (!cfg.selects(f)) continue;
@@ -1152,7 +1152,7 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   cfg.locks = select_locks(cfg.lock_spec, &error);
   if (cfg.locks.empty()) return usage_error(error);
   if (error = finish_roles(app, cfg); !error.empty()) return usage_error(error);
-  if (error = finish_real_time(app, cfg); !error.empty()) return usage_error(error);
+  if (error = finish_real_time(cfg); !error.empty()) return usage_error(error);
   if (raw.no_check && cfg.fail_fast)
     return usage_error("--fail-fast stops at the first violation, and --no-check checks for none: "
                        "give one");

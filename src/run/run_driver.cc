@@ -672,7 +672,7 @@ void drive_run(const std::shared_ptr<RunShared>& shared, std::vector<std::thread
       ++result.stuck_threads;
       t.role = s.slots[i].result.role;
       t.cpu = s.slots[i].result.cpu;
-      t.rt = sc.real_time(i);  // (set before it went, if at all)
+      t.rt = sc.real_time(i);  // (what it was to be: its own report is not published)
     }
     t.ops = s.slots[i].ops.load();
     result.threads.push_back(t);
