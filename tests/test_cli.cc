@@ -3,8 +3,6 @@
 #define BOOST_TEST_MODULE test_cli
 #include <boost/test/unit_test.hpp>
 
-#include <sched.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -1115,25 +1113,11 @@ BOOST_AUTO_TEST_CASE(kernel_command_refuses_bad_input_in_one_line) {
   std::filesystem::remove_all(dir);
 }
 
-namespace {
-
-// Whether this process may make a thread SCHED_FIFO (tried, then put back).
-bool may_use_sched_fifo() {
-  sched_param fifo{};
-  fifo.sched_priority = 1;
-  if (sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) return false;
-  sched_param normal{};
-  sched_setscheduler(0, SCHED_OTHER, &normal);
-  return true;
-}
-
-}  // namespace
-
 // --rt-threads and --writer-fifo: shapes they cannot apply to, and commands
 // that do not read them, are one line; where the process may not use
 // SCHED_FIFO, so is asking for it.
 BOOST_AUTO_TEST_CASE(real_time_threads_parse_or_are_refused_in_one_line) {
-  const bool may = may_use_sched_fifo();
+  const bool may = test::may_use_sched_fifo();
   CliOutcome o = parse({"--lock", "xadd", "--readers", "2", "--writers", "1", "--rt-threads", "1"});
   if (may) {
     BOOST_REQUIRE(o.action == CliAction::kRun);
@@ -1192,7 +1176,7 @@ BOOST_AUTO_TEST_CASE(real_time_threads_parse_or_are_refused_in_one_line) {
 // is taken off SCHED_FIFO by the guard now and then, so the run ends and
 // says how often.
 BOOST_AUTO_TEST_CASE(real_time_threads_run_sched_fifo_under_the_guard) {
-  if (!may_use_sched_fifo()) {
+  if (!test::may_use_sched_fifo()) {
     BOOST_TEST_MESSAGE("SCHED_FIFO is not permitted here; the refusal is tested above");
     return;
   }

@@ -5,8 +5,6 @@
 #define BOOST_TEST_MODULE plugins
 #include <boost/test/unit_test.hpp>
 
-#include <sched.h>
-
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -726,11 +724,7 @@ BOOST_AUTO_TEST_CASE(kernel_layer_checks_fire_on_the_rule_broken_and_stay_quiet_
   // kcheck-rt: the layer's rt_task(current) is the thread's own SCHED_FIFO,
   // normal threads and real-time ones alike (--rt-threads; without it,
   // none), where this process may use SCHED_FIFO.
-  sched_param fifo{};
-  fifo.sched_priority = 1;
-  if (sched_setscheduler(0, SCHED_FIFO, &fifo) == 0) {
-    sched_param normal{};
-    sched_setscheduler(0, SCHED_OTHER, &normal);
+  if (test::may_use_sched_fifo()) {
     for (const char* rt : {" --rt-threads 2", " --writer-fifo", ""}) {
       ProcessResult r = run_rwstress(p + " --lock kcheck-rt --threads 3 --duration 300ms" + rt);
       BOOST_TEST(r.exit_code == 0, rt << ": " << r.out + r.err);

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +61,17 @@ inline ProcessResult run_rwstress(const std::string& args, const std::string& sh
   std::remove((base + ".out").c_str());
   std::remove((base + ".err").c_str());
   return r;
+}
+
+// Whether this process may make a thread SCHED_FIFO (tried on the calling
+// thread, then put back).
+inline bool may_use_sched_fifo() {
+  sched_param fifo{};
+  fifo.sched_priority = 1;
+  if (sched_setscheduler(0, SCHED_FIFO, &fifo) != 0) return false;
+  sched_param normal{};
+  sched_setscheduler(0, SCHED_OTHER, &normal);
+  return true;
 }
 
 #ifdef RWSTRESS_PLUGIN_DIR

@@ -52,7 +52,6 @@ struct Scenario {
     return index >= threads() - rt_threads ||
            (writer_fifo && (family != Family::kRwlock || index >= readers));
   }
-  bool any_real_time() const { return rt_threads > 0 || (writer_fifo && writers > 0); }
 };
 
 // Builds a lock from the scenario: a --plugin lock takes its ops table (and

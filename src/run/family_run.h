@@ -391,7 +391,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
     RtGuard guard(*shared);
     // The driver above the real-time workers too, so that its watchdog and
     // its stop keep their times while they spin (back to its own after).
-    const RaisedForRun raised(sc.any_real_time());
+    const RaisedForRun raised(guard.guarding());
     drive_run(shared, workers, meta, result);
     guard.stop();
     for (std::size_t i = 0; i < result.threads.size(); ++i)

@@ -45,6 +45,8 @@ class RtGuard {
   // thread it leaves behind, so that it takes no CPU from whatever the
   // process runs next. Idempotent.
   void stop();
+  // Whether the run has real-time workers to guard.
+  bool guarding() const { return !rt_.empty(); }
   // After stop(): how often worker i was taken off SCHED_FIFO.
   std::uint64_t throttled(int i) const { return throttled_[std::size_t(i)]; }
   // After stop(): the run's note on its real-time threads ("" without any).
