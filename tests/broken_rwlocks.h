@@ -255,4 +255,29 @@ class CvMutex {
   bool held_ = false;
 };
 
+// A mutex of which one instance at a time excludes (the first made while
+// no other such is alive: a run's lock under test, made before its
+// --nested-locks instances) and every other instance takes nothing: the
+// nested-lock check must fire on those while the lock under test passes.
+class OnlyFirstInstanceExcludes {
+ public:
+  OnlyFirstInstanceExcludes() : real_(!claimed_.exchange(true)) {}
+  ~OnlyFirstInstanceExcludes() {
+    if (real_) claimed_.store(false);
+  }
+  OnlyFirstInstanceExcludes(const OnlyFirstInstanceExcludes&) = delete;
+  OnlyFirstInstanceExcludes& operator=(const OnlyFirstInstanceExcludes&) = delete;
+  void lock() {
+    if (real_) m_.lock();
+  }
+  void unlock() {
+    if (real_) m_.unlock();
+  }
+
+ private:
+  const bool real_;
+  std::mutex m_;
+  static inline std::atomic<bool> claimed_{false};
+};
+
 }  // namespace rwstress::test

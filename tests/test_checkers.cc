@@ -14,6 +14,7 @@
 #include "locks/spin_bound.h"
 #include "locks/semaphore/kernel_semaphore.h"
 #include "run/checkers.h"
+#include "run/mutex_run.h"
 #include "run/rwlock_run.h"
 #include "run/semaphore_run.h"
 #include "tests/broken_rwlocks.h"
@@ -385,6 +386,47 @@ BOOST_AUTO_TEST_CASE(semaphore_run_catches_more_holders_than_the_count) {
     r = run_semaphore<BustedSemDoubleUp<>>(sc, meta);
   BOOST_TEST(of(r, ViolationKind::kSemaphoreBound) > 0u);
   BOOST_TEST(r.verdict == Verdict::kFail);
+}
+
+// --nested-locks: each nested lock's holders are counted as the lock's own
+// are. A lock whose nested instances exclude nothing fails with the nested
+// lock named, while its one real instance, the lock under test, passes its
+// own checks; a correct lock passes with its writers and holders nesting.
+BOOST_AUTO_TEST_CASE(nested_lock_check_fires_where_a_nested_instance_excludes_nothing) {
+  LockMeta meta{"first-only", Family::kMutex, Fairness::kUnfair, "test",
+                capabilities_of<test::OnlyFirstInstanceExcludes>(), true};
+  Scenario sc = test::short_scenario(machine(), 0, 4, 300ms);
+  sc.family = Family::kMutex;
+  sc.nested_locks = 3;
+  sc.cs_write_loops = 2000;  // holds that last: the overlap shows at once
+  RunResult r = run_mutex<test::OnlyFirstInstanceExcludes>(sc, meta);
+  BOOST_TEST(r.verdict == Verdict::kFail);
+  BOOST_TEST(of(r, ViolationKind::kWriterExclusion) > 0u);
+  bool named = false, main_lock = false;
+  for (const Violation& v : r.first_violations) {
+    named |= v.detail.find("inside nested lock") != std::string::npos &&
+             v.detail.find("(--nested-locks), which admits 1") != std::string::npos;
+    main_lock |= v.detail.find("nested") == std::string::npos;
+  }
+  BOOST_TEST(named);
+  BOOST_TEST(!main_lock);  // the lock under test itself excluded
+  std::uint64_t nested = 0;
+  for (const ThreadResult& t : r.threads) nested += t.nested;
+  BOOST_TEST(nested > 0u);
+
+  sc.nested_locks = 0;  // the same lock alone: one real instance, a PASS
+  r = run_mutex<test::OnlyFirstInstanceExcludes>(sc, meta);
+  BOOST_TEST(r.verdict == Verdict::kPass);
+
+  LockMeta xadd{"xadd", Family::kRwlock, Fairness::kWriterPref, "test", capabilities_of<Xadd>(),
+                false};
+  Scenario rw = test::short_scenario(machine(), 2, 2, 300ms);
+  rw.nested_locks = 8;
+  r = run_rwlock<Xadd>(rw, xadd);
+  BOOST_TEST(r.verdict == Verdict::kPass);
+  BOOST_TEST(r.threads[0].nested == 0u);  // readers take none
+  BOOST_TEST(r.threads[2].nested > 0u);
+  BOOST_TEST(r.threads[3].nested > 0u);
 }
 
 // RCU: a reader that can see a version after it was retired (no grace

@@ -1213,3 +1213,48 @@ BOOST_AUTO_TEST_CASE(real_time_threads_run_sched_fifo_under_the_guard) {
   BOOST_TEST(!guard_note.empty(), spun.at("notes").dump());
   std::remove(json.c_str());
 }
+
+// --nested-locks: the shapes it cannot apply to and the commands that do
+// not read it are one line; a run of every family nests, says so in its
+// scenario, its replay line and its JSON, and every correct lock passes.
+BOOST_AUTO_TEST_CASE(nested_locks_parse_run_and_are_refused_in_one_line) {
+  CliOutcome o = parse({"--lock", "xadd", "--readers", "2", "--writers", "1", "--nested-locks", "3"});
+  BOOST_REQUIRE(o.action == CliAction::kRun);
+  const Scenario sc = o.config.scenario_for(*o.config.locks.front());
+  BOOST_TEST(sc.nested_locks == 3);
+  BOOST_TEST(o.config.describe(sc.plan).find(" --nested-locks 3") != std::string::npos);
+  const std::pair<std::vector<std::string>, const char*> cases[] = {
+      {{"--nested-locks", "9"}, "--nested-locks"},
+      {{"--nested-locks", "-1"}, "--nested-locks"},
+      {{"--nested-locks", "two"}, "--nested-locks"},
+      {{"--lock", "ticket", "--nested-locks", "2", "--no-check"}, "--no-check runs the bare loop"},
+      {{"--lock", "xadd", "--readers", "2", "--writers", "0", "--nested-locks", "1"}, "no writer"},
+      {{"--nested-locks", "1", "validate", "--lock", "xadd"}, "--nested-locks does not apply to validate"},
+      {{"--nested-locks", "1", "explore", "--lock", "ticket"}, "--nested-locks does not apply to explore"},
+  };
+  for (const auto& [args, says] : cases) {
+    o = parse(args);
+    BOOST_TEST(one_line_error(o), o.output);
+    BOOST_TEST(o.output.find(says) != std::string::npos, o.output);
+  }
+  const std::string json = "/tmp/rwstress_nested_" + std::to_string(getpid()) + ".json";
+  test::ProcessResult r = test::run_rwstress(
+      "--lock xadd,linux-rwsem,mcs,ticket,kernel-sem --readers 2 --writers 2 --threads 3 "
+      "--nested-locks 4 --duration 200ms --json " + json);
+  BOOST_TEST(r.exit_code == 0, r.out << r.err);
+  nlohmann::json doc = nlohmann::json::parse(test::slurp(json));
+  BOOST_TEST(doc.at("config").at("nested_locks") == 4);
+  BOOST_REQUIRE(doc.at("runs").size() == 5u);
+  for (const nlohmann::json& run : doc.at("runs")) {
+    BOOST_TEST(run.at("verdict") == "PASS", run.at("lock"));
+    BOOST_TEST(run.at("scenario").get<std::string>().find(" nested=4") != std::string::npos);
+    const nlohmann::json& threads = run.at("per_thread");
+    const bool rw = run.at("family") == "rwlock";
+    for (std::size_t i = 0; i < threads.size(); ++i) {
+      const bool takes = !rw || i >= 2;  // an rwlock's readers take none
+      BOOST_TEST((threads[i].at("nested").get<std::uint64_t>() > 0) == takes,
+                 run.at("lock") << " thread " << i);
+    }
+  }
+  std::filesystem::remove(json);
+}

@@ -372,6 +372,12 @@ void add_run_options(CLI::App& app, RunConfig& cfg, RawOptions& raw) {
   app.add_flag("--writer-fifo", cfg.writer_fifo,
                "every writer (every thread of a mutex or semaphore) runs SCHED_FIFO, as "
                "locktorture's writer_fifo; the same guard as --rt-threads");
+  app.add_option("--nested-locks", cfg.nested_locks,
+                 "N: N more locks of the kind under test; each pass of a writer (of every "
+                 "thread of a mutex or semaphore) first takes a drawn subset of them in "
+                 "ascending order, and lets go of them after the lock, as locktorture's "
+                 "nested_locks (0 to 8; default 0)")
+      ->check(whole(0, kMaxNestedLocks));
   app.add_option("--duration", raw.duration, "per lock: 2, 2s, 500ms")->default_val("4s");
   app.add_option("--cpus", raw.cpus, "CPU numbers, as taskset takes them: 0, 0-3,8; default: all allowed");
   app.add_option("--ncpus", raw.ncpus, "a number of CPUs: the first N of the placement order")
@@ -1153,6 +1159,12 @@ CliOutcome parse_cli(const std::vector<std::string>& args) {
   if (cfg.locks.empty()) return usage_error(error);
   if (error = finish_roles(app, cfg); !error.empty()) return usage_error(error);
   if (error = finish_real_time(cfg); !error.empty()) return usage_error(error);
+  if (cfg.nested_locks > 0 && raw.no_check)
+    return usage_error("--nested-locks: --no-check runs the bare loop, which takes the lock "
+                       "under test alone: give one");
+  if (cfg.nested_locks > 0 && cfg.selects(Family::kRwlock) && cfg.writers == 0)
+    return usage_error("--nested-locks: this rwlock run has no writer (--writers 0), and only "
+                       "writers take the nested locks");
   if (raw.no_check && cfg.fail_fast)
     return usage_error("--fail-fast stops at the first violation, and --no-check checks for none: "
                        "give one");

@@ -125,6 +125,7 @@ Scenario RunConfig::scenario_for(const LockMeta& meta) const {
   sc.check = check;
   sc.rt_threads = rt_threads;
   sc.writer_fifo = writer_fifo;
+  sc.nested_locks = nested_locks;
   return sc;
 }
 
@@ -147,6 +148,7 @@ std::string RunConfig::describe(const PlacementPlan& plan) const {
   if (!check) roles += " --no-check";
   if (rt_threads > 0) roles += fmt::format(" --rt-threads {}", rt_threads);
   if (writer_fifo) roles += " --writer-fifo";
+  if (nested_locks > 0) roles += fmt::format(" --nested-locks {}", nested_locks);
   if (measure.lockstat) roles += " --lockstat";
   if (measure.acq_writer_limit_ns > 0)
     roles += " --acq-writer-lim " +
@@ -287,6 +289,7 @@ std::string scenario_key(const RunConfig& cfg, const Scenario& sc, const RunResu
   if (!sc.check) key += " no-check";
   if (sc.rt_threads > 0) key += fmt::format(" rt={}", sc.rt_threads);
   if (sc.writer_fifo) key += " writer-fifo";
+  if (sc.nested_locks > 0) key += fmt::format(" nested={}", sc.nested_locks);
   return key;
 }
 

@@ -48,6 +48,7 @@ struct RunConfig {
   bool sched = false;
   int rt_threads = 0;        // --rt-threads N: the last N threads SCHED_FIFO (Scenario::rt_threads)
   bool writer_fifo = false;  // --writer-fifo: every writer SCHED_FIFO
+  int nested_locks = 0;      // --nested-locks N (Scenario::nested_locks)
   std::chrono::nanoseconds duration = std::chrono::seconds(4);
   CpuSpec cpus;
   Placement placement = Placement::kCompact;

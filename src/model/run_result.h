@@ -97,6 +97,10 @@ struct ThreadResult {
   // SCHED_FIFO for a while (rt_guard.h).
   bool rt = false;
   std::uint64_t rt_throttled = 0;
+  // --nested-locks: the nested locks it took (family_run.h, NestedLock),
+  // and the wall time it spent taking them (waiting for the other holders).
+  std::uint64_t nested = 0;
+  double nested_wait_s = 0;
 };
 
 // One injector's firing count at one point, over a run.

@@ -13,6 +13,10 @@
 
 namespace rwstress {
 
+// locktorture caps its nested_locks at 8 (lockdep's chain tables); so
+// does --nested-locks, one bit of a drawn mask each.
+inline constexpr int kMaxNestedLocks = 8;
+
 struct Scenario {
   Family family = Family::kRwlock;
   int readers = 4;
@@ -46,6 +50,12 @@ struct Scenario {
   // as locktorture's writer_fifo. --rt-threads, --writer-fifo.
   int rt_threads = 0;
   bool writer_fifo = false;
+  // --nested-locks N (at most kMaxNestedLocks): N more instances of the
+  // lock under test, of which the exclusive side (writers; every thread of
+  // a mutex or semaphore) takes a drawn subset, in ascending order, before
+  // the lock itself and lets go of them after it, as locktorture's
+  // nested_locks (family_run.h, NestedLock).
+  int nested_locks = 0;
 
   int threads() const { return readers + writers; }
   bool real_time(int index) const {

@@ -33,7 +33,8 @@ inline constexpr int kStarvationCauseCount = 4;
 //    a CPU;
 //  - at least kRunqShareWhenGranted in a run queue, and each time it ran
 //    the lock let it in promptly: its time outside a run queue (on a CPU
-//    or asleep in the lock) came to at most kPromptGrantS per operation.
+//    or asleep in the lock) came to at most kPromptGrantS per operation
+//    (less its time taking --nested-locks, which is another writer's).
 //    Traced on 2 vCPUs (xadd, 2 readers and 1 writer, --no-check, 100 ms):
 //    13-19 times a run the writer waited 0.7-5.4 ms in a run queue while
 //    the readers ran their fast path (after a reader it woke preempted it,

@@ -1,5 +1,7 @@
 #include "platform/lock_order.h"
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -72,7 +74,7 @@ class Graph {
  public:
   std::atomic<std::uint64_t> generation{1};
 
-  int class_of(const void* lock, const char* key, int subclass) {
+  int class_of(const void* lock, const char* key, int subclass, int nested = 0) {
     std::lock_guard guard(mutex_);
     std::string k;
     if (key) {
@@ -88,6 +90,12 @@ class Graph {
       k += sub;
       const auto paren = name.find(" (");
       name.insert(paren == std::string::npos ? name.size() : paren, sub);
+    }
+    if (nested > 0) {  // a --nested-locks instance's: a class of its own
+      k += fmt::format("#nested{}", nested);
+      const auto paren = name.find(" (");
+      name.insert(paren == std::string::npos ? name.size() : paren,
+                  fmt::format(" in nested lock {}", nested));
     }
     return id_locked(k, std::move(name));
   }
@@ -274,7 +282,31 @@ ThreadLocks& mine() {
   return t;
 }
 
+// --nested-locks: each nested instance's memory (LockOrder::nest_instances).
+// Atomics: a thread a hung run left behind may still read them while the
+// next run's reset() clears them.
+struct NestedRange {
+  std::atomic<const char*> begin{nullptr};
+  std::atomic<std::size_t> size{0};
+};
+std::array<NestedRange, LockOrder::kNestedInstances> g_nested;
+std::atomic<int> g_nested_count{0};
+
+// Which nested instance (1-based) `lock` lies in; 0: none.
+int nested_instance(const void* lock) {
+  const int n = g_nested_count.load(std::memory_order_acquire);
+  const char* p = static_cast<const char*>(lock);
+  for (int i = 0; i < n; ++i) {
+    const char* b = g_nested[std::size_t(i)].begin.load(std::memory_order_relaxed);
+    if (b && p >= b && p < b + g_nested[std::size_t(i)].size.load(std::memory_order_relaxed))
+      return i + 1;
+  }
+  return 0;
+}
+
 int class_of(ThreadLocks& t, const void* lock, const char* key, int subclass) {
+  if (const int nested = nested_instance(lock); nested > 0)
+    return graph().class_of(lock, key, subclass, nested);
   if (!key || subclass != 0) return graph().class_of(lock, key, subclass);
   auto [it, fresh] = t.classes.try_emplace(key, 0);
   if (fresh) it->second = graph().class_of(lock, key, 0);
@@ -301,6 +333,7 @@ int g_on = 1;
 
 void LockOrder::reset(bool on) {
   __atomic_store_n(&g_on, on ? 1 : 0, __ATOMIC_RELAXED);
+  g_nested_count.store(0, std::memory_order_release);
   graph().reset();
 }
 
@@ -343,6 +376,24 @@ void LockOrder::wakeup(const char* file, int line) {
   if (t.held.empty()) return;
   static const int pi = graph().fixed(kPiLock);
   for (const Held& h : t.held) order(t, h, pi, Edge{tl_worker_index, h.at, Site{file, line}, true, nullptr});
+}
+
+void LockOrder::nest_instances(const std::vector<std::pair<const void*, std::size_t>>& objects) {
+  const std::size_t n = std::min(objects.size(), g_nested.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    g_nested[i].begin.store(static_cast<const char*>(objects[i].first), std::memory_order_relaxed);
+    g_nested[i].size.store(objects[i].second, std::memory_order_relaxed);
+  }
+  g_nested_count.store(int(n), std::memory_order_release);
+}
+
+bool LockOrder::holds_only_nested(int depth) {
+  if (g_nested_count.load(std::memory_order_acquire) == 0) return false;
+  ThreadLocks& t = mine();
+  if (depth <= 0 || t.held.size() != std::size_t(depth)) return false;
+  for (const Held& h : t.held)
+    if (nested_instance(h.lock) == 0) return false;
+  return true;
 }
 
 std::string LockOrder::held_here() {

@@ -25,7 +25,10 @@
 // (thread-local), so any thread may call in at once.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rwstress {
 
@@ -60,6 +63,20 @@ class LockOrder {
   // ("&sem->wait_lock (rwsem.c:341), taken at rwsem.c:1200"), or "" when
   // the checker is off or the thread holds none it heard of.
   std::string held_here();
+
+  // --nested-locks (family_run.h): the memory of each nested instance of
+  // the lock under test, at most kNestedInstances. Its locks are classes of
+  // their own ("&k->outer in nested lock 2 (file.c:75)"), as locktorture
+  // gives each of its nested locks a lock_class_key of its own: taking
+  // nested instances in ascending order and then the lock is no recursion.
+  // Given after reset(), before the workers start; reset() forgets them.
+  static constexpr int kNestedInstances = 8;
+  void nest_instances(const std::vector<std::pair<const void*, std::size_t>>& objects);
+  // Whether the `depth` spin locks the calling thread holds are all known
+  // to the checker and all in nested instances: a release of the lock under
+  // test that returns holding them returns to the harness's outer locks,
+  // not to user space (kernel_host.cc, held_at_release).
+  bool holds_only_nested(int depth);
 
   // A zeroed lock that belongs to a class all the same (a task's
   // blocked_lock: the kernel's fork initialises every one at one site).

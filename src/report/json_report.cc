@@ -58,7 +58,9 @@ nlohmann::json run_json(const RunResult& r) {
                        {"runq_wait_s", t.runq_wait_s},
                        {"injected_holding_s", t.injected_holding_s},
                        {"rt", t.rt},
-                       {"rt_throttled", t.rt_throttled}});
+                       {"rt_throttled", t.rt_throttled},
+                       {"nested", t.nested},
+                       {"nested_wait_s", t.nested_wait_s}});
   nlohmann::json by_kind = nlohmann::json::object();
   for (int k = 0; k < kViolationKindCount; ++k)
     if (r.violations_by_kind[k]) by_kind[violation_kind_name(ViolationKind(k))] = r.violations_by_kind[k];
@@ -241,6 +243,8 @@ RunResult run_from(const nlohmann::json& j) {
     tr.injected_holding_s = t.value("injected_holding_s", 0.0);  // added later in schema 1
     tr.rt = t.value("rt", false);                                 // (these two as well)
     tr.rt_throttled = t.value("rt_throttled", std::uint64_t(0));
+    tr.nested = t.value("nested", std::uint64_t(0));  // (and these two)
+    tr.nested_wait_s = t.value("nested_wait_s", 0.0);
   }
   const nlohmann::json& v = j.at("violations");
   r.violation_count = v.at("count");
@@ -305,6 +309,7 @@ std::string json_head(const Report& report) {
       {"sched", c.sched},
       {"rt_threads", c.rt_threads},
       {"writer_fifo", c.writer_fifo},
+      {"nested_locks", c.nested_locks},
       {"duration_s", std::chrono::duration<double>(c.duration).count()},
       {"cpus", c.cpus.describe()},
       {"placement", placement_name(c.placement)},

@@ -29,6 +29,22 @@
 
 namespace rwstress {
 
+// --nested-locks: one more instance of the lock under test, on lines of its
+// own, with the count of its holders. A pass of the exclusive side takes a
+// drawn subset of them in ascending order before the lock itself (so no
+// two passes can deadlock on them) and lets go of them in descending order
+// after it, as locktorture's nested_locks does. What it finds is a lock
+// that is not correct with several instances held by one thread at once:
+// state kept per thread or per CPU rather than per acquisition (a queue
+// node reused while the outer lock's queue still links it), a lock word
+// shared between instances.
+template <class Lock>
+struct alignas(kCacheLinePad) NestedLock {
+  explicit NestedLock(const Scenario& s) : lock(make_lock<Lock>(s)) {}
+  Lock lock;
+  alignas(kCacheLinePad) std::atomic<int> holders{0};
+};
+
 // The lock under test, built from the scenario, and the family checkers'
 // state next to the harness's.
 template <class Lock>
@@ -38,6 +54,16 @@ struct LockRunShared : RunShared {
         lock(make_lock<Lock>(s)),
         inject(s.injection ? std::make_unique<InjectShared>(s.injection->specs.size()) : nullptr) {
     if (inject) inject->run_stop = &stop;
+    for (int i = 0; i < s.nested_locks; ++i)
+      nested.push_back(std::make_unique<NestedLock<Lock>>(s));
+    // A plugin's nested instances: the lock-order checker keys their spin
+    // locks as classes of their own (LockOrder::nest_instances).
+    if constexpr (requires(Lock& l) { l.object(); l.object_size(); }) {
+      static_assert(kMaxNestedLocks <= LockOrder::kNestedInstances);
+      std::vector<std::pair<const void*, std::size_t>> objects;
+      for (const auto& n : nested) objects.emplace_back(n->lock.object(), n->lock.object_size());
+      if (!objects.empty()) LockOrder::instance().nest_instances(objects);
+    }
     // The lock first: the loop loads it right after storing its progress.
     slots.avoid({{&lock, sizeof lock}, {&stop, sizeof stop}, {&bound, sizeof bound},
                  {&exclusion, sizeof exclusion}, {&record, sizeof record}});
@@ -47,6 +73,7 @@ struct LockRunShared : RunShared {
   alignas(kCacheLinePad) Lock lock;
   alignas(kCacheLinePad) SemaphoreBoundCheck bound;
   std::unique_ptr<InjectShared> inject;
+  std::vector<std::unique_ptr<NestedLock<Lock>>> nested;  // --nested-locks
 };
 
 // A worker's pass decisions (trylock, downgrade, nesting) come from its own
@@ -92,6 +119,73 @@ std::uint64_t exclusive_hold(LockRunShared<Lock>& s, int index, std::uint64_t se
   maybe_inject<kInstrumented>(InjectPoint::kInCs);
   s.record.check_holds(value, index, ViolationKind::kTornRecord, changed, s.violations);
   return value;
+}
+
+// --nested-locks, before a pass of the exclusive side takes the lock under
+// test: draws which of the nested locks it takes and takes them, ascending,
+// each checked as the lock itself is (one holder; a semaphore's count).
+// Returns the mask to hand to release_nested. Nothing without the option.
+template <class Lock>
+std::uint32_t take_nested(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng& rng) {
+  const int n = int(s.nested.size());
+  if (n == 0) return 0;
+  const std::uint32_t mask = std::uint32_t(rng()) & ((1u << n) - 1);
+  constexpr bool kCounting = CountingSemaphore<Lock>;
+  const int admits = kCounting ? s.scenario.count : 1;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) {
+    if ((mask & (1u << i)) == 0) continue;
+    NestedLock<Lock>& nl = *s.nested[size_t(i)];
+    slot.phase.store(Phase::kNestedAcquire, std::memory_order_relaxed);
+    acquire_as<false>(nl.lock);
+    ++tl_nested_held;
+    ++slot.result.nested;
+    const int inside = nl.holders.fetch_add(1) + 1;
+    if (inside > admits)
+      s.violations.report(kCounting ? ViolationKind::kSemaphoreBound : ViolationKind::kWriterExclusion,
+                          index,
+                          fmt::format("{} holders inside nested lock {} of {} (--nested-locks), "
+                                      "which admits {}",
+                                      inside, i + 1, n, admits));
+  }
+  slot.result.nested_wait_s +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return mask;
+}
+
+// After the pass let go of the lock under test: the nested locks it took,
+// descending.
+template <class Lock>
+void release_nested(LockRunShared<Lock>& s, WorkerSlot& slot, std::uint32_t mask) {
+  for (int i = int(s.nested.size()) - 1; i >= 0; --i) {
+    if ((mask & (1u << i)) == 0) continue;
+    NestedLock<Lock>& nl = *s.nested[size_t(i)];
+    slot.phase.store(Phase::kNestedRelease, std::memory_order_relaxed);
+    nl.holders.fetch_sub(1);
+    release_as<false>(nl.lock);
+    --tl_nested_held;
+  }
+}
+
+// After every worker left, each nested lock must be free for one more
+// exclusive holder, as the lock under test must (where the lock has a
+// trylock for it).
+template <class Lock>
+void check_nested_free(LockRunShared<Lock>& s) {
+  for (std::size_t i = 0; i < s.nested.size(); ++i) {
+    Lock& l = s.nested[i]->lock;
+    const std::string what = fmt::format(
+        "nested lock {} of {} (--nested-locks) was not free after every thread had released it",
+        i + 1, s.nested.size());
+    auto release = [&] { release_as<false>(l); };
+    if constexpr (RwLock<Lock> && HasWriteTrylock<Lock>)
+      check_free_after_run([&] { return l.down_write_trylock(); }, release, what.c_str(),
+                           s.violations);
+    else if constexpr (CountingSemaphore<Lock> && HasSemTrylock<Lock>)
+      check_free_after_run([&] { return l.down_trylock(); }, release, what.c_str(), s.violations);
+    else if constexpr (!RwLock<Lock> && !CountingSemaphore<Lock> && HasTrylock<Lock>)
+      check_free_after_run([&] { return l.trylock(); }, release, what.c_str(), s.violations);
+  }
 }
 
 // The end of every checked pass, after the checker has left: the
@@ -418,6 +512,7 @@ RunResult run_lock_workers(const Scenario& sc, const LockMeta& meta, WorkerFn<Lo
       final_check(shared->lock, shared->violations, std::shared_ptr<void>(shared));
     else
       final_check(shared->lock, shared->violations);
+    check_nested_free(*shared);
   }
   drain_lock_warnings(shared->violations);
   shared->violations.copy_into(result);

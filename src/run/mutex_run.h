@@ -21,6 +21,7 @@ template <bool kInstrumented, class Lock>
 void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng& rng,
                 std::uint64_t seq) {
   maybe_inject<kInstrumented>(InjectPoint::kBeforeAcquire);
+  const std::uint32_t nest = take_nested(s, index, slot, rng);
   acquire<kInstrumented, HasTrylock<Lock>>(
       slot, rng, s.scenario.try_mask, Phase::kTryAcquire, Phase::kAcquire, [&] { return try_lock(s.lock); },
       [&] { s.lock.lock(); });
@@ -41,6 +42,7 @@ void mutex_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng& rn
   exclusive_hold<kInstrumented>(s, index, seq, "another holder changed the record during my hold");
   s.exclusion.writer_exit();
   release_tail<kInstrumented>(slot, Phase::kRelease, [&] { s.lock.unlock(); });
+  release_nested(s, slot, nest);
 }
 
 template <class Lock, bool kInstrumented>

@@ -46,6 +46,8 @@ const char* phase_name(Phase p) {
     case Phase::kRelease: return "unlock/up";
     case Phase::kUnchecked: return "in acquire, work or release (--no-check's loop does not tell them apart)";
     case Phase::kAway: return "away (killed in its acquisition; back once the others make progress)";
+    case Phase::kNestedAcquire: return "taking a nested lock (--nested-locks)";
+    case Phase::kNestedRelease: return "releasing a nested lock (--nested-locks)";
     case Phase::kDone: return "done";
   }
   return "?";
@@ -54,7 +56,7 @@ const char* phase_name(Phase p) {
 void stay_away_killed() {
   RunShared* s = tl_run;
   const int me = tl_worker_index;
-  if (!s || me < 0 || me >= s->scenario.threads()) return;
+  if (!s || me < 0 || me >= s->scenario.threads() || tl_nested_held > 0) return;
   const int n = s->scenario.threads();
   WorkerSlot& slot = s->slots[me];
   const Phase was = slot.phase.load(std::memory_order_relaxed);

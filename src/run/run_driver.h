@@ -51,6 +51,8 @@ enum class Phase : std::uint8_t {
   kRelease,     // unlock / up
   kUnchecked,   // in a pass of --no-check's plain loop, which records no finer phase
   kAway,        // a kernel-layer task killed in its acquisition, away (stay_away_killed)
+  kNestedAcquire,  // --nested-locks: taking one of the nested locks
+  kNestedRelease,  // --nested-locks: letting one go
   kDone,
 };
 const char* phase_name(Phase p);
@@ -131,6 +133,8 @@ inline thread_local RunShared* tl_run = nullptr;
 // (--rt-threads, --writer-fifo: worker_start makes it so, or calls the run
 // off); 0: a normal thread. The kernel layer's task->rt_priority.
 inline thread_local int tl_rt_priority = 0;
+// How many of the --nested-locks locks the calling worker holds.
+inline thread_local int tl_nested_held = 0;
 
 // A kernel-layer task whose killable or interruptible acquisition returned
 // -EINTR goes away as a killed task would, instead of retrying at once: in
@@ -138,7 +142,9 @@ inline thread_local int tl_rt_priority = 0;
 // have completed an operation without it, or every other one has finished or
 // is away too (the stop does not end it). So a wake-up the bail-out path should have made and did
 // not leaves its waiters asleep with the lock free, a HANG, instead of being
-// made by the killed task's own retry. Any other thread: returns at once.
+// made by the killed task's own retry. Any other thread, and a worker
+// holding nested locks (--nested-locks: the others may wait for those, so
+// it would stall the run by itself), returns at once.
 void stay_away_killed();
 
 // The calling thread's CPU time, context switches, wall time and scheduler

@@ -79,6 +79,7 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng
                     std::uint64_t seq) {
   ThreadResult& r = slot.result;
   maybe_inject<kInstrumented>(InjectPoint::kBeforeAcquire);
+  const std::uint32_t nest = take_nested(s, index, slot, rng);
   if constexpr (SnapshotReads<Lock>) {
     slot.phase.store(Phase::kDownWrite, std::memory_order_relaxed);
     measure_request<kInstrumented>();
@@ -92,6 +93,7 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng
     s.exclusion.writer_exit();
     release_tail<kInstrumented>(slot, Phase::kUpWrite, [&] { s.lock.up_write(); });
     s.lock.retire(old, seq);
+    release_nested(s, slot, nest);
     return;
   }
   acquire<kInstrumented, HasWriteTrylock<Lock>>(
@@ -114,11 +116,13 @@ void rw_writer_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng
                            "a writer changed the record after my downgrade_write", s.violations);
       s.exclusion.reader_exit();
       release_tail<kInstrumented>(slot, Phase::kUpRead, [&] { s.lock.up_read(); }, false);
+      release_nested(s, slot, nest);
       return;
     }
   }
   s.exclusion.writer_exit();
   release_tail<kInstrumented>(slot, Phase::kUpWrite, [&] { s.lock.up_write(); });
+  release_nested(s, slot, nest);
 }
 
 template <class Lock, bool kInstrumented>

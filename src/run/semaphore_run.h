@@ -34,6 +34,7 @@ void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng
                     std::uint64_t seq) {
   ThreadResult& r = slot.result;
   maybe_inject<kInstrumented>(InjectPoint::kBeforeAcquire);
+  const std::uint32_t nest = take_nested(s, index, slot, rng);
   acquire<kInstrumented, HasSemTrylock<Lock> || HasDownTimeout<Lock>>(
       slot, rng, s.scenario.try_mask, Phase::kTryAcquire, Phase::kAcquire,
       [&] { return try_down_or_timeout(s.lock, seq); }, [&] { s.lock.down(); });
@@ -54,6 +55,7 @@ void semaphore_pass(LockRunShared<Lock>& s, int index, WorkerSlot& slot, PassRng
   maybe_inject<kInstrumented>(InjectPoint::kInCs);
   s.bound.exit();
   release_tail<kInstrumented>(slot, Phase::kRelease, [&] { s.lock.up(); });
+  release_nested(s, slot, nest);
 }
 
 template <class Lock, bool kInstrumented>

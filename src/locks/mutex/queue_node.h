@@ -2,8 +2,10 @@
 // the role of the kernel's per-CPU qnodes.
 //
 // A thread waits in at most one queue per lock it is acquiring or holding;
-// kNodesPerThread bounds how many queued locks one thread may hold at once
-// (the kernel's four contexts: task, softirq, hardirq, NMI). A node is taken
+// kNodesPerThread bounds how many queued locks one thread may hold at once:
+// the lock under test and up to 8 --nested-locks instances of it (the
+// kernel's per-CPU nodes need four: task, softirq, hardirq, NMI, since a
+// kernel queued lock keeps its node only while it waits). A node is taken
 // on lock and returned on unlock (MCS) or at the end of the slow path
 // (qspinlock).
 #pragma once
@@ -16,7 +18,7 @@
 
 namespace rwstress {
 
-inline constexpr int kNodesPerThread = 8;
+inline constexpr int kNodesPerThread = 16;
 
 // One queue node, its words through the lock's atomic seam (hooks.h).
 template <class Hooks>
