@@ -442,6 +442,33 @@ BOOST_AUTO_TEST_CASE(a_lock_taken_in_a_handler_and_with_interrupts_on_is_inconsi
   }
 }
 
+// lockdep's indirect rule: a spinlock taken in up()'s handler ordered
+// before a statistics spinlock taken elsewhere with interrupts on (neither
+// ever taken both ways) is a lock-order FAIL naming the chain and both
+// uses, once handlers run; the statistics lock taken with interrupts off
+// everywhere PASSes; without interrupts nothing shows.
+BOOST_AUTO_TEST_CASE(an_interrupt_safe_lock_ordered_before_an_unsafe_one_is_reported) {
+  const auto npos = std::string::npos;
+  const std::string shape = " --threads 3 --count 1 ";
+  const std::string broken = "--plugin " + plugin("kernel_time_broken_explore") +
+                             " explore --lock kirqorder-broken" + shape;
+  const std::string correct =
+      "--plugin " + plugin("kernel_time_explore") + " explore --lock kirqorder" + shape;
+  ProcessResult none = run_rwstress(broken + "--schedules 300");
+  BOOST_TEST(none.exit_code == 0, none.out + none.err);
+  for (const char* strategy : {"pct:depth=3", "exhaustive:preemptions=2"}) {
+    const std::string how = std::string("--strategy ") + strategy + " --interrupts 1";
+    ProcessResult found = found_and_replayed(
+        broken + how + " --schedules 500", 1,
+        "an interrupt-safe lock ordered before an interrupt-unsafe one: ");
+    BOOST_TEST(found.out.find("&l->lock (kernel_time.c:") != npos, found.out);
+    BOOST_TEST(found.out.find("-> &l->stats (kernel_time.c:") != npos, found.out);
+    BOOST_TEST(found.out.find("in task context with interrupts on") != npos, found.out);
+    BOOST_TEST(found.out.find("inconsistent lock state") == npos, found.out);
+    passed(correct + how + " --schedules 500", "kirqorder");
+  }
+}
+
 // The lock-order checker: two spin locks taken in both orders (under an
 // outer lock, so the run never deadlocks) are a cycle of lock classes,
 // reported in the first explore schedule and in a timed run, with both

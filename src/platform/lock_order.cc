@@ -149,7 +149,8 @@ class Graph {
     Usage::Seen& seen = in_irq ? u.in_irq : u.irqs_on;
     if (seen.at.file) return {};
     seen = {thread, at};
-    if (reported_ || !u.in_irq.at.file || !u.irqs_on.at.file) return {};
+    if (reported_) return {};
+    if (!u.in_irq.at.file || !u.irqs_on.at.file) return irq_order_locked();
     reported_ = true;
     return fmt::format(
         "inconsistent lock state: {} was taken in an interrupt handler ({} at {}) and in task "
@@ -167,7 +168,7 @@ class Graph {
     add_locked(a, b, e);
     if (reported_) return {};
     std::vector<int> path = path_locked(b, a);
-    if (path.empty()) return {};
+    if (path.empty()) return irq_order_locked();
     reported_ = true;
     return describe_locked(a, path);
   }
@@ -210,6 +211,64 @@ class Graph {
       }
     }
     return {};
+  }
+
+  bool used_locked(int cls, bool in_irq) const {
+    if (std::size_t(cls) >= usage_.size()) return false;
+    const Usage& u = usage_[std::size_t(cls)];
+    return (in_irq ? u.in_irq : u.irqs_on).at.file != nullptr;
+  }
+
+  // lockdep's indirect rule ("HARDIRQ-safe -> HARDIRQ-unsafe lock order"):
+  // a class taken in an interrupt handler ordered, directly or through
+  // others, before another class taken in task context with interrupts on.
+  // A task holding the second with interrupts on is interrupted by a
+  // handler that spins on the first, whose holder waits, along the order,
+  // for the second: neither goes on. The run's first such pair, as one
+  // line (checked after every new order and every new use; the graph has
+  // a few dozen classes).
+  std::string irq_order_locked() {
+    for (std::size_t s = 0; s < usage_.size(); ++s) {
+      if (!used_locked(int(s), true)) continue;
+      std::unordered_set<int> seen{int(s)};
+      std::deque<int> queue{int(s)};
+      while (!queue.empty()) {
+        const int c = queue.front();
+        queue.pop_front();
+        if (std::size_t(c) >= out_.size()) continue;
+        for (int n : out_[std::size_t(c)]) {
+          if (!seen.insert(n).second) continue;
+          if (used_locked(n, false)) {
+            reported_ = true;
+            return describe_irq_order_locked(int(s), n);
+          }
+          queue.push_back(n);
+        }
+      }
+    }
+    return {};
+  }
+
+  std::string describe_irq_order_locked(int safe, int unsafe) {
+    const std::vector<int> path = path_locked(safe, unsafe);
+    std::string chain = names_[std::size_t(safe)];
+    std::string why;
+    for (std::size_t i = 0; i + 1 < path.size(); ++i) {
+      chain += " -> " + names_[std::size_t(path[i + 1])];
+      why += (why.empty() ? "" : "; ") + why_locked(path[i], path[i + 1]);
+    }
+    const Usage& s = usage_[std::size_t(safe)];
+    const Usage& u = usage_[std::size_t(unsafe)];
+    return fmt::format(
+        "an interrupt-safe lock ordered before an interrupt-unsafe one: {}. {} was taken in an "
+        "interrupt handler ({} at {}), {} in task context with interrupts on ({} at {}); {}. A "
+        "task holding {} with interrupts on, interrupted by a handler that spins on {} while its "
+        "holder waits for {}, deadlocks (lockdep: HARDIRQ-safe -> HARDIRQ-unsafe lock order; "
+        "take {} with interrupts off)",
+        chain, brief_[std::size_t(safe)], who(s.in_irq.thread), site(s.in_irq.at),
+        brief_[std::size_t(unsafe)], who(u.irqs_on.thread), site(u.irqs_on.at), why,
+        brief_[std::size_t(unsafe)], brief_[std::size_t(safe)], brief_[std::size_t(unsafe)],
+        brief_[std::size_t(unsafe)]);
   }
 
   // One order of the cycle: who took it where (or the kernel's fact).

@@ -17,8 +17,11 @@
 // The interrupt-state rule (lockdep's "inconsistent lock state", hardirq
 // only): a class taken in an interrupt handler and, anywhere in the run,
 // in task context with interrupts on, can deadlock on one CPU: the
-// handler spins on the lock the task it interrupted holds. Not yet: the
-// indirect rule (an interrupt-safe class ordered before an unsafe one).
+// handler spins on the lock the task it interrupted holds. And lockdep's
+// indirect rule: a class taken in a handler ordered, directly or through
+// others, before a class taken in task context with interrupts on (the
+// handler spins on the first while its holder waits for the second, which
+// the interrupted task holds). Hardirq only; no softirq contexts.
 //
 // One graph per run (reset() where a run or an explore schedule begins,
 // beside LockWarnings::clear()); the locks a thread holds are its own

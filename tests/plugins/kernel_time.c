@@ -93,6 +93,20 @@
  * the class's two uses an inconsistent lock state, and so does explore's
  * lock-order checker once a handler has taken it (--interrupts).
  *
+ *   kirqorder   ksemirq with a statistics spinlock: down() counts its
+ *               acquisitions under it, taken inside the semaphore's
+ *               spinlock, and reads the count under it afterwards, with
+ *               interrupts off both times. Must PASS.
+ *
+ * Built broken it is kirqorder-broken: the read afterwards takes the
+ * statistics lock with interrupts on. Neither lock is ever taken both in
+ * a handler and with interrupts on, but the semaphore's spinlock, taken in
+ * the handler of up(), is ordered before the statistics lock, taken with
+ * interrupts on: lockdep's "HARDIRQ-safe -> HARDIRQ-unsafe lock order".
+ * A task holding the statistics lock with interrupts on, interrupted by
+ * up()'s handler spinning on the semaphore's lock, whose holder waits for
+ * the statistics lock, deadlocks.
+ *
  * The broken build also has kcrash-contended: a spinning mutex whose
  * first contended acquisition writes through NULL (explore's crash
  * handler and its count, in one process or split among several). */
@@ -608,6 +622,72 @@ RWSTRESS_KERNEL_SEMAPHORE_OPS(ksemirq_ops, KSEMIRQ_NAME, struct ksemirq, ksemirq
 			      ksemirq_down, ksemirq_up, ksemirq_trylock);
 
 #ifdef RWSTRESS_EXAMPLE_BROKEN
+#define KIRQORDER_NAME "kirqorder-broken"
+#define kirqorder_read_lock(l, flags) \
+	do { \
+		(void)(flags); \
+		raw_spin_lock(&(l)->stats); \
+	} while (0)
+#define kirqorder_read_unlock(l, flags) raw_spin_unlock(&(l)->stats)
+#else
+#define KIRQORDER_NAME "kirqorder"
+#define kirqorder_read_lock(l, flags) raw_spin_lock_irqsave(&(l)->stats, flags)
+#define kirqorder_read_unlock(l, flags) raw_spin_unlock_irqrestore(&(l)->stats, flags)
+#endif
+
+struct kirqorder {
+	struct ksemirq sem;
+	raw_spinlock_t stats;
+	unsigned long taken;
+};
+
+static void kirqorder_init(struct kirqorder *l, int count)
+{
+	ksemirq_init(&l->sem, count);
+	raw_spin_lock_init(&l->stats);
+	l->taken = 0;
+}
+
+/* 0 when it took a unit, as down_trylock() */
+static int kirqorder_trylock(struct kirqorder *l)
+{
+	unsigned long flags, stats_flags = 0;
+	unsigned long taken;
+	int took;
+
+	raw_spin_lock_irqsave(&l->sem.lock, flags);
+	took = l->sem.count > 0;
+	if (took) {
+		l->sem.count--;
+		raw_spin_lock(&l->stats);
+		l->taken++;
+		raw_spin_unlock(&l->stats);
+	}
+	raw_spin_unlock_irqrestore(&l->sem.lock, flags);
+	if (took) {
+		kirqorder_read_lock(l, stats_flags);
+		taken = l->taken;
+		kirqorder_read_unlock(l, stats_flags);
+		WARN_ON(taken == 0);
+	}
+	return !took;
+}
+
+static void kirqorder_down(struct kirqorder *l)
+{
+	while (kirqorder_trylock(l))
+		cpu_relax();
+}
+
+static void kirqorder_up(struct kirqorder *l)
+{
+	__rwsk_in_interrupt(ksemirq_release, &l->sem);
+}
+
+RWSTRESS_KERNEL_SEMAPHORE_OPS(kirqorder_ops, KIRQORDER_NAME, struct kirqorder, kirqorder_init,
+			      kirqorder_down, kirqorder_up, kirqorder_trylock);
+
+#ifdef RWSTRESS_EXAMPLE_BROKEN
 static void kcrash_lock(struct ktime_spin *l)
 {
 	if (atomic_xchg_acquire(&l->locked, 1) != 0)
@@ -617,8 +697,8 @@ static void kcrash_lock(struct ktime_spin *l)
 RWSTRESS_KERNEL_MUTEX_OPS(kcrash_ops, "kcrash-contended", struct ktime_spin, ktime_init,
 			  kcrash_lock, ktime_unlock, ktime_trylock);
 RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops,
-		       &kirq_ops, &kreadrel_ops, &ksemirq_ops, &kcrash_ops)
+		       &kirq_ops, &kreadrel_ops, &ksemirq_ops, &kirqorder_ops, &kcrash_ops)
 #else
 RWSTRESS_KERNEL_PLUGIN(&ktime_ops, &kwake_ops, &korder_ops, &ksema_ops, &kleak_ops,
-		       &kirq_ops, &kreadrel_ops, &ksemirq_ops)
+		       &kirq_ops, &kreadrel_ops, &ksemirq_ops, &kirqorder_ops)
 #endif
