@@ -226,31 +226,22 @@ class Graph {
   // handler that spins on the first, whose holder waits, along the order,
   // for the second: neither goes on. The run's first such pair, as one
   // line (checked after every new order and every new use; the graph has
-  // a few dozen classes).
+  // a few dozen classes, and only the classes with a use are tried).
   std::string irq_order_locked() {
     for (std::size_t s = 0; s < usage_.size(); ++s) {
       if (!used_locked(int(s), true)) continue;
-      std::unordered_set<int> seen{int(s)};
-      std::deque<int> queue{int(s)};
-      while (!queue.empty()) {
-        const int c = queue.front();
-        queue.pop_front();
-        if (std::size_t(c) >= out_.size()) continue;
-        for (int n : out_[std::size_t(c)]) {
-          if (!seen.insert(n).second) continue;
-          if (used_locked(n, false)) {
-            reported_ = true;
-            return describe_irq_order_locked(int(s), n);
-          }
-          queue.push_back(n);
-        }
+      for (std::size_t u = 0; u < usage_.size(); ++u) {
+        if (u == s || !used_locked(int(u), false)) continue;
+        std::vector<int> path = path_locked(int(s), int(u));
+        if (path.empty()) continue;
+        reported_ = true;
+        return describe_irq_order_locked(int(s), int(u), path);
       }
     }
     return {};
   }
 
-  std::string describe_irq_order_locked(int safe, int unsafe) {
-    const std::vector<int> path = path_locked(safe, unsafe);
+  std::string describe_irq_order_locked(int safe, int unsafe, const std::vector<int>& path) {
     std::string chain = names_[std::size_t(safe)];
     std::string why;
     for (std::size_t i = 0; i + 1 < path.size(); ++i) {
@@ -326,7 +317,13 @@ struct ThreadLocks {
   std::uint64_t generation = 0;
   std::vector<Held> held;
   std::unordered_set<std::uint64_t> known;
-  std::unordered_map<const char*, int> classes;  // key pointer (subclass 0) -> class
+  // (key pointer, nested instance or 0) -> class, for subclass 0
+  struct KeyHash {
+    std::size_t operator()(const std::pair<const char*, int>& k) const {
+      return std::hash<const char*>()(k.first) ^ std::size_t(k.second);
+    }
+  };
+  std::unordered_map<std::pair<const char*, int>, int, KeyHash> classes;
 };
 thread_local ThreadLocks tl_locks;
 
@@ -364,11 +361,10 @@ int nested_instance(const void* lock) {
 }
 
 int class_of(ThreadLocks& t, const void* lock, const char* key, int subclass) {
-  if (const int nested = nested_instance(lock); nested > 0)
-    return graph().class_of(lock, key, subclass, nested);
-  if (!key || subclass != 0) return graph().class_of(lock, key, subclass);
-  auto [it, fresh] = t.classes.try_emplace(key, 0);
-  if (fresh) it->second = graph().class_of(lock, key, 0);
+  const int nested = nested_instance(lock);
+  if (!key || subclass != 0) return graph().class_of(lock, key, subclass, nested);
+  auto [it, fresh] = t.classes.try_emplace({key, nested}, 0);
+  if (fresh) it->second = graph().class_of(lock, key, 0, nested);
   return it->second;
 }
 
